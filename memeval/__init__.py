@@ -1,0 +1,3 @@
+"""memeval: declarative evaluation of AI-agent memory."""
+
+__version__ = "0.1.0"

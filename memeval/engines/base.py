@@ -1,0 +1,262 @@
+"""The engine boundary: what memeval needs from a memory system, and nothing more.
+
+An engine stores :class:`MemoryItem` values under a tenant, lists them, recalls them for a
+query and forgets them. Everything else is an optional capability, declared in
+``EngineInfo.capabilities`` and never guessed: a probe that needs a capability the engine lacks
+is reported as *unsupported*.
+
+Capabilities (strings): ``forget``, ``erase``, ``answer``, ``beliefs``, ``inspect``, ``usage``,
+``backlog``.
+
+Node names place an item inside its tenant: ``learnings``, ``source:<name>`` (documents) and
+``agent:<id>`` (one agent's turns). A :class:`RecallRequest` selects nodes by exact name or by a
+prefix ending in ``:`` (``agent:`` = every agent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog"})
+
+
+@dataclass(frozen=True)
+class ToolCallRef:
+    """A tool call as memory keeps it: its name and id, never its result."""
+
+    name: str
+    id: str
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One stored unit: a conversation turn, a document or a learning.
+
+    ``at`` is an RFC 3339 UTC timestamp (``2026-09-01T09:00:00Z``) or None when undated.
+    ``id`` is a content fingerprint (see :func:`fingerprint`), so writing the same item twice is
+    a replay that stores nothing.
+    """
+
+    tenant: str
+    node: str
+    kind: str  # "turn" | "document" | "learning"
+    text: str
+    role: str = "user"
+    title: str | None = None
+    thread: str | None = None
+    turn: int | None = None
+    agent: str | None = None
+    at: str | None = None
+    tool_calls: tuple[ToolCallRef, ...] = ()
+    tags: tuple[str, ...] = ()
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            object.__setattr__(self, "id", fingerprint(self))
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict for run.json and wire bodies."""
+        out = asdict(self)
+        out["tool_calls"] = [asdict(t) for t in self.tool_calls]
+        out["tags"] = list(self.tags)
+        return out
+
+
+def fingerprint(item: MemoryItem) -> str:
+    """SHA-256 (hex, 32 chars) of the item's content, excluding its id.
+
+    Two writes of equal content get the same id, which is what makes a retried write a replay.
+    """
+    body = asdict(item)
+    body.pop("id", None)
+    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class WriteReceipt:
+    """What a write returns. ``job`` is an engine job to run at synthesis time, if any."""
+
+    id: str
+    replayed: bool = False
+    job: str | None = None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """One page of a tenant listing; ``cursor`` is None on the last page."""
+
+    items: tuple[MemoryItem, ...]
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    """A ranked recall inside one tenant.
+
+    ``nodes`` are exact node names or prefixes ending in ``:``. ``query`` None means "newest
+    first". ``limit`` is the number of hits wanted. ``prefer_recent`` lets the engine use
+    recency as a ranking signal so a newer value can come before a superseded one.
+    """
+
+    tenant: str
+    nodes: tuple[str, ...]
+    query: str | None
+    limit: int
+    prefer_recent: bool = True
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A recalled item and the engine's score for it (higher is better; scale is the engine's)."""
+
+    item: MemoryItem
+    score: float
+
+
+@dataclass(frozen=True)
+class BuildReceipt:
+    """The outcome of a belief build: how many beliefs were built, and the engine's status."""
+
+    built: int
+    outcome: str = "done"  # done | started | scheduled | skipped
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A derived claim. ``stance`` is ``supported`` or ``contested``; confidence in [0, 1]."""
+
+    subject: str
+    predicate: str
+    object: str
+    stance: str = "supported"
+    confidence: float | None = None
+
+    def line(self) -> str:
+        """``s p o (stance, conf)``, the form the captured check reads."""
+        conf = "" if self.confidence is None else f", {self.confidence:.2f}"
+        return f"{self.subject} {self.predicate} {self.object} ({self.stance}{conf})"
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A conflict the engine raised: subject and predicate with the disagreeing objects."""
+
+    kind: str
+    status: str
+    subject: str
+    predicate: str
+    objects: tuple[str, ...]
+
+    def line(self) -> str:
+        """``kind status: subj pred [a | b]``."""
+        return f"{self.kind} {self.status}: {self.subject} {self.predicate} [{' | '.join(self.objects)}]"
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Derived layers read off an engine after synthesis."""
+
+    facts: tuple[Belief, ...] = ()
+    beliefs: tuple[Belief, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Model usage an engine accounted for. ``cost_usd`` None means the engine gave no price."""
+
+    calls: int = 0
+    tokens: int = 0
+    cost_usd: float | None = None
+    by_role: dict[str, float] = field(default_factory=dict)
+
+    def minus(self, before: "Usage") -> "Usage":
+        """The usage between two snapshots."""
+        cost = None
+        if self.cost_usd is not None and before.cost_usd is not None:
+            cost = round(self.cost_usd - before.cost_usd, 6)
+        roles = {k: round(v - before.by_role.get(k, 0.0), 6) for k, v in self.by_role.items()}
+        return Usage(self.calls - before.calls, self.tokens - before.tokens, cost, roles)
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """Who the engine is. ``settings`` must never hold a secret (adapters drop keys)."""
+
+    name: str
+    version: str
+    capabilities: frozenset[str]
+    server_version: str | None = None
+    server_capabilities: tuple[str, ...] = ()
+    flags: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict for run.json."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "capabilities": sorted(self.capabilities),
+            "server_version": self.server_version,
+            "server_capabilities": list(self.server_capabilities),
+            "flags": dict(self.flags),
+            "settings": dict(self.settings),
+        }
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """The narrow boundary every adapter implements.
+
+    Methods raise :class:`memeval.errors.EngineError` (one-line reason) on failure and
+    :class:`memeval.errors.Unsupported` for a capability they do not declare.
+    """
+
+    def info(self) -> EngineInfo:
+        """Name, version, capabilities; may contact the server once."""
+
+    def write(self, item: MemoryItem) -> WriteReceipt:
+        """Store one item (accepted, maybe not yet listed). Idempotent by ``item.id``."""
+
+    def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+        """A page of what is visible in ``tenant``, newest first, each item once."""
+
+    def recall(self, request: RecallRequest) -> list[Hit]:
+        """Ranked hits, best first, at most ``request.limit``."""
+
+    def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
+        """Remove items (and everything derived from them); returns how many were removed."""
+
+    def erase(self, tenant: str) -> None:
+        """Remove everything stored under ``tenant``."""
+
+    def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> str:
+        """A grounded prose answer over the given nodes (capability ``answer``)."""
+
+    def build_beliefs(self, tenant: str) -> BuildReceipt:
+        """Build beliefs over the tenant (capability ``beliefs``)."""
+
+    def run_job(self, job: str) -> BuildReceipt:
+        """Run a job a write handed back (capability ``beliefs``)."""
+
+    def inspect(self, tenant: str) -> Derived:
+        """Facts, beliefs and conflicts derived so far (capability ``inspect``)."""
+
+    def usage(self) -> Usage:
+        """Model usage so far (capability ``usage``)."""
+
+    def backlog(self) -> int:
+        """Enrichment jobs still pending (capability ``backlog``)."""
+
+    def close(self) -> None:
+        """Release connections and files."""
+
+
+def node_matches(node: str, patterns: tuple[str, ...]) -> bool:
+    """True when ``node`` equals a pattern, or starts with a pattern that ends in ``:``."""
+    return any(node == p or (p.endswith(":") and node.startswith(p)) for p in patterns)
