@@ -1,0 +1,62 @@
+"""The ``memeval`` command line: one click command per module, no logic here.
+
+This is the one place where errors become exit codes (see :mod:`memeval.errors`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from memeval import __version__
+from memeval.errors import EXIT_INTERRUPTED, MemevalError, SpecError, exit_code_for
+
+# module name under memeval.cli -> attribute holding the click command
+COMMANDS = (
+    "run",
+    "validate",
+    "plan",
+    "schema",
+    "serve",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="memeval")
+def cli() -> None:
+    """Evaluate AI-agent memory from declarative YAML specs."""
+
+
+for _name in COMMANDS:
+    try:
+        _module = importlib.import_module(f"memeval.cli.{_name}")
+    except ModuleNotFoundError as _err:  # a command still being built on this branch
+        if _err.name != f"memeval.cli.{_name}":
+            raise
+        continue
+    cli.add_command(_module.command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the CLI and map every error to its exit code."""
+    try:
+        code = cli.main(args=argv, standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except SpecError as err:
+        click.echo(str(err), err=True)
+        click.echo(f"{len(err.issues)} error(s); nothing was run.", err=True)
+        sys.exit(err.exit_code)
+    except MemevalError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)

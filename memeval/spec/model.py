@@ -1,0 +1,186 @@
+"""The typed, frozen spec: what the loader hands to the planner. No raw dicts past this point."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a value was written: file and 1-based line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent: its id and the tenant whose memory it uses."""
+
+    id: str
+    tenant: str
+    role: str = ""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document in a tenant's brain, from a named source; ``day`` None means undated."""
+
+    id: str
+    tenant: str
+    source: str
+    title: str
+    text: str
+    day: int | None = None
+
+
+@dataclass(frozen=True)
+class Learning:
+    """An explicit learning stored at the tenant's learnings node."""
+
+    id: str
+    tenant: str
+    kind: str
+    text: str
+    confidence: float | None = None
+    day: int | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A scripted tool call; ``carried`` says whether the reply repeats its result."""
+
+    name: str
+    result: str
+    carried: bool = True
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One user turn and the agent's reply (scripted when ``reply`` is None)."""
+
+    user: str
+    reply: str | None = None
+    tools: tuple[Tool, ...] = ()
+
+
+@dataclass(frozen=True)
+class Thread:
+    """A conversation of one agent, starting ``day`` days after the epoch."""
+
+    id: str
+    tenant: str
+    agent: str
+    day: int
+    exchanges: tuple[Exchange, ...]
+
+    @property
+    def turns(self) -> int:
+        """Number of turns written (user and reply for each exchange)."""
+        return 2 * len(self.exchanges)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A question asked through one lifecycle route, and what a good pack and answer hold.
+
+    ``accept`` holds alternatives, each a tuple of strings that must all appear.
+    """
+
+    id: str
+    route: str
+    agent: str
+    tenant: str
+    question: str
+    style: str
+    expect: tuple[str, ...] = ()
+    accept: tuple[tuple[str, ...], ...] = ()
+    stale: tuple[str, ...] = ()
+    forbid: tuple[str, ...] = ()
+    abstain: bool = False
+    thread: str | None = None
+    focus: str | None = None
+    dropped: tuple[int, int] | None = None
+    groups: tuple[str, ...] = ()
+    phases: tuple[str, ...] = ("recall", "synthesis")
+    match: str = "word"
+    origin: Origin | None = None
+
+    @property
+    def scored(self) -> bool:
+        """Whether the probe has something to score (an expectation or an abstention)."""
+        return bool(self.expect) or self.abstain
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One piece of agent work and the probes about it."""
+
+    id: str
+    about: str
+    tenants: tuple[str, ...]
+    agents: tuple[Agent, ...] = ()
+    documents: tuple[Document, ...] = ()
+    learnings: tuple[Learning, ...] = ()
+    threads: tuple[Thread, ...] = ()
+    forget: tuple[str, ...] = ()
+    probes: tuple[Probe, ...] = ()
+    origin: Origin | None = None
+
+    def thread(self, thread_id: str) -> Thread:
+        """The thread with that id (the loader guarantees it exists where referenced)."""
+        return next(t for t in self.threads if t.id == thread_id)
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Timing defaults for a run."""
+
+    epoch: str = "2026-09-01T09:00:00Z"
+    turn_spacing_s: float = 60.0
+    settle_timeout_s: float = 90.0
+    settle_poll_s: float = 0.2
+    enrich_wait_s: float | None = None
+    window: int = 8
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Pack policy: budget in tokens (chars/4) and items per section."""
+
+    budget_tokens: int = 1200
+    learnings: int = 8
+    brain: int = 6
+    history: int = 6
+    team: int = 3
+    build_beliefs_every: int = 4
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """Declared side effects of the scripted agent (see the suite schema)."""
+
+    reply: str = "neutral"
+    probe_questions: str = "read_only"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A loaded, validated suite. ``sha256`` covers every file read, in order."""
+
+    name: str
+    about: str
+    scenarios: tuple[Scenario, ...]
+    defaults: Defaults = field(default_factory=Defaults)
+    policy: Policy = field(default_factory=Policy)
+    agent: AgentOptions = field(default_factory=AgentOptions)
+    match: str = "word"
+    llm: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    files: tuple[str, ...] = ()
+    sha256: str = ""
+    resolved: dict[str, Any] = field(default_factory=dict)

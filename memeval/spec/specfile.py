@@ -1,0 +1,30 @@
+"""Recognise what kind of spec a file is and load it with the right loader."""
+
+from __future__ import annotations
+
+from memeval.errors import SpecError, SpecIssue
+from memeval.spec.load import load_suite, read_file
+from memeval.spec.validate import schema_issues
+
+
+def load_any(path: str) -> str:
+    """Load ``path`` as whatever it declares (suite, scenario, engine, matrix).
+
+    Returns a short description of what was loaded. Raises SpecError with every issue.
+    """
+    data, marks, _ = read_file(path)
+    if isinstance(data, dict) and "engine" in data and "adapter" in data:
+        issues = schema_issues(data, marks, "engine", path)
+        if issues:
+            raise SpecError(issues)
+        return f"engine {data['engine']}"
+    if isinstance(data, dict) and "matrix" in data:
+        from memeval.spec.matrix import load_matrix
+
+        matrix = load_matrix(path)
+        return f"matrix {matrix.name}, {len(matrix.profiles)} profiles"
+    if isinstance(data, dict) and ("suite" in data or "scenario" in data):
+        suite = load_suite(path)
+        probes = sum(len(s.probes) for s in suite.scenarios)
+        return f"suite {suite.name}: {len(suite.scenarios)} scenarios, {probes} probes"
+    raise SpecError([SpecIssue(path, 1, 1, "", "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key")])

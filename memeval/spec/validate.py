@@ -1,0 +1,132 @@
+"""JSON Schema validation that speaks the spec author's language.
+
+Schemas ship in ``memeval/spec/schemas`` (Draft 2020-12). :func:`schema_issues` turns every
+validation error into a :class:`SpecIssue` located at the offending key or value, with a
+"did you mean" where a close name exists.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Iterator
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+
+from memeval.errors import SpecIssue
+from memeval.spec.yamlload import Marks, Path, render_path
+from memeval.suggest import did_you_mean
+
+SCHEMAS = ("suite", "scenario", "engine", "matrix", "run")
+_TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+               "array": "a list", "object": "a mapping", "null": "null"}
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    """The JSON Schema called ``name`` (suite, scenario, engine, matrix, run)."""
+    text = resources.files("memeval.spec").joinpath("schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def available_schemas() -> list[str]:
+    """Names of the schemas shipped in the package."""
+    folder = resources.files("memeval.spec").joinpath("schemas")
+    return sorted(p.name.removesuffix(".schema.json") for p in folder.iterdir() if p.name.endswith(".schema.json"))
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    registry: Registry = Registry()
+    for other in available_schemas():
+        body = schema(other)
+        registry = registry.with_resource(body["$id"], Resource.from_contents(body))
+    return Draft202012Validator(schema(name), registry=registry)
+
+
+def schema_issues(data: Any, marks: Marks, name: str, file: str, base: Path = ()) -> list[SpecIssue]:
+    """Every way ``data`` breaks schema ``name``, as located issues (empty when valid)."""
+    issues: list[SpecIssue] = []
+    for error in _validator(name).iter_errors(data):
+        for path, at_key, message in _explain(error):
+            line, col = marks.at(base + path, key=at_key)
+            issues.append(SpecIssue(file, line, col, render_path(base + path), message))
+    return _dedupe(issues)
+
+
+def _dedupe(issues: list[SpecIssue]) -> list[SpecIssue]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for issue in issues:
+        key = (issue.line, issue.column, issue.path, issue.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(issue)
+    return out
+
+
+def _explain(error: ValidationError) -> Iterator[tuple[Path, bool, str]]:
+    """(path, whether to point at the key, message) for one error; may yield several."""
+    path: Path = tuple(error.absolute_path)
+    kind, value, inst = error.validator, error.validator_value, error.instance
+    if kind == "additionalProperties" and isinstance(inst, dict):
+        known = error.schema.get("properties", {})
+        for key in inst:
+            if key not in known and not key.startswith("x-"):
+                hint = did_you_mean(key, known)
+                yield path + (key,), True, f"unknown key {key!r}{hint}; allowed: {', '.join(known)} (or x-… for notes)"
+        return
+    if kind == "required":
+        for key in value:
+            if isinstance(inst, dict) and key not in inst:
+                yield path, True, f"missing required key {key!r}"
+        return
+    yield path, False, _message(error)
+
+
+def _message(error: ValidationError) -> str:
+    kind, value, inst = error.validator, error.validator_value, error.instance
+    if kind == "enum":
+        return f"{inst!r} is not one of {', '.join(map(str, value))}{did_you_mean(str(inst), map(str, value))}"
+    if kind == "type":
+        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in ([value] if isinstance(value, str) else value))
+        return f"expected {wanted}, got {_describe(inst)}"
+    if kind == "pattern":
+        if value.startswith("^[A-Za-z0-9]"):
+            return f"{inst!r} is not a valid id: use letters, digits, '_' and '-', starting with a letter or digit"
+        return f"{inst!r} does not have the expected form ({value})"
+    if kind == "minItems":
+        return "must not be empty" if value == 1 else f"needs at least {value} items"
+    if kind == "maxItems":
+        return f"takes at most {value} items"
+    if kind == "minLength":
+        return "must not be empty"
+    if kind == "maxLength":
+        return f"is longer than {value} characters"
+    if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        sign = {"minimum": "≥", "maximum": "≤", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[kind]
+        return f"must be {sign} {value}, got {inst!r}"
+    if kind == "uniqueItems":
+        return "has duplicate entries"
+    if kind == "oneOf" and error.schema.get("oneOf", [{}])[0].get("type") == "string":
+        return f"expected a string or a list of strings, got {_describe(inst)}"
+    if kind == "propertyNames":
+        return f"{inst!r} looks like a secret: read secrets from the environment, never from YAML"
+    return error.message
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}" if len(value) < 40 else "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
