@@ -1,0 +1,179 @@
+"""The agent-memory lifecycle on top of any engine: ``pre_turn``, ``post_turn``,
+``start_session``, ``recall_for_compaction`` and a context brief.
+
+The pack's sections, in priority order: Learnings, Brain, This agent's history, Team
+conversations. An item appears once, in the first section that has it. Sections over-fetch
+(×3) and then filter out what must not be recalled: the turns of the current thread that are
+still in the prompt (from ``in_prompt_from`` on) and the turn being logged.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from memeval.engines.base import Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
+from memeval.errors import Unsupported
+from memeval.pack import Pack, Section, assemble, render_item
+from memeval.spec.model import Policy
+
+OVERFETCH = 3
+SUMMARY_QUESTION = "What was discussed, decided and left open?"
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """What ``pre_turn`` returns: the pack, and the id of the logged user turn (if logged)."""
+
+    pack: Pack
+    logged: str | None = None
+
+
+@dataclass
+class Timings:
+    """Milliseconds per lifecycle call label, appended as calls happen."""
+
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, label: str, ms: float) -> None:
+        """Record one sample."""
+        self.samples.setdefault(label, []).append(round(ms, 3))
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Turns that must not be recalled: thread ``thread`` from turn ``from_turn`` on."""
+
+    thread: str | None = None
+    from_turn: int = 0
+
+    def excludes(self, item: MemoryItem) -> bool:
+        """Whether the item is one of those turns."""
+        return self.thread is not None and item.thread == self.thread and (item.turn or 0) >= self.from_turn
+
+
+class AgentMemory:
+    """One agent's view of one tenant's memory.
+
+    ``tenant`` is the engine namespace; ``agent`` the agent id; ``policy`` sizes the sections.
+    Every call is timed into ``timings`` under its lifecycle name.
+    """
+
+    def __init__(self, engine: Engine, capabilities: frozenset[str], tenant: str, agent: str, policy: Policy, timings: Timings):
+        self.engine, self.capabilities = engine, capabilities
+        self.tenant, self.agent, self.policy, self.timings = tenant, agent, policy, timings
+
+    def pre_turn(self, thread: str, turn: int, text: str, in_prompt_from: int, at: str | None, log: bool = True) -> TurnContext:
+        """Log the user turn (unless ``log`` is false) and return a pack for ``text`` that leaves
+        out this thread's turns from ``in_prompt_from`` on."""
+        start = time.perf_counter()
+        logged = None
+        if log:
+            logged = self._log(thread, turn, "user", text, (), at).id
+        pack = self._pack(text, Exclusion(thread, min(in_prompt_from, turn)))
+        self.timings.add("pre_turn (log + recall)" if log else "pre_turn (recall)", _ms(start))
+        return TurnContext(pack, logged)
+
+    def post_turn(self, thread: str, turn: int, text: str, tool_calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:
+        """Log the assistant's reply with its tool calls (names and ids; results only live in the text)."""
+        start = time.perf_counter()
+        receipt = self._log(thread, turn, "assistant", text, tool_calls, at)
+        self.timings.add("post_turn (log)", _ms(start))
+        return receipt
+
+    def start_session(self, thread: str | None = None, focus: str | None = None, thread_turns: int = 0) -> Pack:
+        """A read-only pack to start a session: the thread's latest turns first (when resuming a
+        thread), then the standard sections ranked for ``focus``, or newest first without one."""
+        start = time.perf_counter()
+        lead: list[Section] = []
+        if thread is not None:
+            lead.append(self._thread_section("Earlier in this thread", thread, focus, max(self.policy.history, 1)))
+        pack = self._pack(focus, Exclusion(), lead)
+        self.timings.add("start_session", _ms(start))
+        return pack
+
+    def recall_for_compaction(self, thread: str, dropped: list[MemoryItem], focus: str | None = None) -> Pack:
+        """A pack for the turns that left the prompt: first "Earlier in this conversation" (the
+        engine's grounded answer where it has one, else the dropped turns recalled from memory),
+        then the standard sections ranked for ``focus``, else for a gist of the dropped turns.
+        Turns after the dropped range are still in the prompt and are left out."""
+        start = time.perf_counter()
+        last = max((d.turn or 0) for d in dropped)
+        limit = min(max(self.policy.history, len(dropped)), 24)
+        lead = [self._earlier(thread, focus, limit, last)]
+        query = focus or gist(dropped)
+        pack = self._pack(query, Exclusion(thread, last + 1), lead)
+        self.timings.add("recall_for_compaction", _ms(start))
+        return pack
+
+    def context_brief(self, focus: str | None = None) -> Pack:
+        """The pack as a ``context.md`` file: YAML front matter, then the standard sections."""
+        start = time.perf_counter()
+        front = f"---\ntenant: {self.tenant}\nagent: {self.agent}\nfocus: {focus or 'newest'}\n---\n"
+        pack = self._pack(focus, Exclusion(), [], front)
+        self.timings.add("context brief", _ms(start))
+        return pack
+
+    def _log(self, thread: str, turn: int, role: str, text: str, calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:
+        item = MemoryItem(self.tenant, f"agent:{self.agent}", "turn", text, role=role, thread=thread, turn=turn,
+                          agent=self.agent, at=at, tool_calls=calls)
+        return self.engine.write(item)
+
+    def _pack(self, query: str | None, exclude: Exclusion, lead: list[Section] | None = None, front: str = "") -> Pack:
+        p = self.policy
+        plan = [("Learnings", ("learnings",), p.learnings), ("Brain", ("source:",), p.brain),
+                ("This agent's history", (f"agent:{self.agent}",), p.history), ("Team conversations", ("agent:",), p.team)]
+        sections = list(lead or [])
+        seen = {ref for s in sections for ref in s.refs}
+        for heading, nodes, limit in plan:
+            sections.append(self._section(heading, nodes, limit, query, exclude, seen, team=heading.startswith("Team")))
+        return assemble(sections, p.budget_tokens, front)
+
+    def _section(self, heading: str, nodes: tuple[str, ...], limit: int, query: str | None, exclude: Exclusion,
+                 seen: set[str], team: bool = False) -> Section:
+        section = Section(heading)
+        if limit <= 0:
+            return section
+        hits = self.engine.recall(RecallRequest(self.tenant, nodes, query, limit * OVERFETCH))
+        for hit in hits:
+            item = hit.item
+            if item.id in seen or exclude.excludes(item):
+                continue
+            seen.add(item.id)
+            section.bullets.append(render_item(item, show_agent=team))
+            section.refs.append(item.id)
+            if len(section.bullets) >= limit:
+                break
+        return section
+
+    def _thread_section(self, heading: str, thread: str, focus: str | None, limit: int, last_turn: int | None = None) -> Section:
+        hits = self.engine.recall(RecallRequest(self.tenant, (f"agent:{self.agent}",), focus, max(limit * 8, 48)))
+        items = [h.item for h in hits if h.item.thread == thread and (last_turn is None or (h.item.turn or 0) <= last_turn)]
+        items = sorted(items, key=lambda i: i.turn or 0)[-limit:]
+        section = Section(heading)
+        for item in items:
+            section.bullets.append(render_item(item))
+            section.refs.append(item.id)
+        return section
+
+    def _earlier(self, thread: str, focus: str | None, limit: int, last_turn: int) -> Section:
+        heading = "Earlier in this conversation"
+        if "answer" in self.capabilities:
+            question = focus or SUMMARY_QUESTION
+            try:
+                text = self.engine.answer(self.tenant, question, (f"agent:{self.agent}",), limit)
+                return Section(heading, prose=[line for line in text.splitlines() if line.strip()])
+            except Unsupported:
+                pass
+        return self._thread_section(heading, thread, focus or SUMMARY_QUESTION, limit, last_turn)
+
+
+def gist(dropped: list[MemoryItem], total: int = 600) -> str:
+    """Each dropped turn's opening, oldest first, sharing ``total`` characters (≥ 40 each)."""
+    ordered = sorted(dropped, key=lambda i: i.turn or 0)
+    each = max(40, total // max(len(ordered), 1))
+    return " ".join(" ".join(i.text.split())[:each] for i in ordered)[:total]
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0

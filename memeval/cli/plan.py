@@ -1,0 +1,22 @@
+"""``memeval plan FILE``: print the steps a run would take, without running them."""
+
+from __future__ import annotations
+
+import click
+
+from memeval.plan import plan_suite, render_plan
+from memeval.spec.load import load_suite
+
+
+@click.command("plan")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--only", default="", help="Comma-separated scenario ids.")
+def command(file: str, only: str) -> int:
+    """Print the expanded steps per scenario (write, settle, probe, synthesise, probe again, forget)."""
+    suite = load_suite(file)
+    chosen = tuple(s for s in only.split(",") if s)
+    from memeval.run.options import check_only
+
+    check_only(suite, chosen)
+    click.echo(render_plan(suite, plan_suite(suite, chosen)), nl=False)
+    return 0

@@ -1,0 +1,61 @@
+"""``memeval run SUITE``: run a suite on one engine, write run.json and run.md, print the report."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from memeval.engines.definition import resolve_engine
+from memeval.errors import EXIT_ENGINE, UsageError
+from memeval.report.files import output_dir, write_json, write_text
+from memeval.report.render import render
+from memeval.run.options import RunOptions
+from memeval.run.suite import run_suite
+from memeval.spec.load import load_suite
+
+
+@click.command("run")
+@click.argument("suite_file", metavar="SUITE", type=click.Path(dir_okay=False))
+@click.option("--engine", "engine_name", default="reference", show_default=True, help="Engine name or definition file.")
+@click.option("--only", default="", help="Comma-separated scenario ids to run.")
+@click.option("--label", default="", help="Run label (default: the engine name); output goes to runs/<label>/.")
+@click.option("--out", default=None, type=click.Path(file_okay=False), help="Output folder instead of runs/<label>/.")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write run.json here.")
+@click.option("--keep", is_flag=True, help="Do not forget what the run wrote.")
+@click.option("--enrich-wait", "enrich_wait", type=float, default=None, help="Cap (s) on the enrichment drain at synthesis.")
+@click.option("--settle-timeout", type=float, default=None, help="Seconds writes may take to become visible.")
+@click.option("--llm", is_flag=True, help="Have a model answer every probe from its pack.")
+@click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
+@click.option("--quiet", is_flag=True, help="Print only the output paths.")
+def command(suite_file: str, engine_name: str, only: str, label: str, out: str | None, json_path: str | None,
+            keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, templates: str | None,
+            quiet: bool) -> int:
+    """Run SUITE (a suite or scenario YAML file) and report on it."""
+    suite = load_suite(suite_file)
+    engine_def = resolve_engine(engine_name, suite_file)
+    if llm:
+        raise UsageError("--llm: no answerer is configured in this build yet; run without --llm")
+    wait = enrich_wait if enrich_wait is not None else suite.defaults.enrich_wait_s
+    wait = wait if wait is not None else engine_def.enrich_wait_s
+    options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
+                         keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
+    folder = output_dir(options.label, out)
+    engine = engine_def.create()
+    try:
+        record = run_suite(suite, engine, options, progress=(lambda _: None) if quiet else _progress)
+    finally:
+        engine.close()
+    write_json(os.path.join(folder, "run.json"), record)
+    if json_path:
+        write_json(json_path, record)
+    report = render(record, "run.md.j2", templates)
+    write_text(os.path.join(folder, "run.md"), report)
+    if not quiet:
+        click.echo(report)
+    click.echo(f"wrote {os.path.join(folder, 'run.json')} and run.md", err=True)
+    return EXIT_ENGINE if any(s["status"] != "ok" for s in record["scenarios"]) else 0
+
+
+def _progress(line: str) -> None:
+    click.echo(line, err=True)

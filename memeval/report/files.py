@@ -1,0 +1,61 @@
+"""Where run output goes, and writing it safely (atomic replace, no escaping the folder)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from typing import Any
+
+from memeval.errors import UsageError
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if it is a safe folder name (letters, digits, '.', '_', '-'; no '..')."""
+    if not _LABEL.match(label) or ".." in label:
+        raise UsageError(f"--label {label!r}: use letters, digits, '.', '_' and '-' only (it names a folder under runs/)")
+    return label
+
+
+def output_dir(label: str, out: str | None) -> str:
+    """``out`` when given, else ``runs/<label>``; created if missing."""
+    folder = out or os.path.join("runs", check_label(label))
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def write_text(path: str, text: str) -> None:
+    """Write a file atomically: a reader sees the old or the new content, never half."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str, data: Any) -> None:
+    """Write JSON atomically, pretty-printed and key-stable."""
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_run(path: str) -> dict[str, Any]:
+    """Read a run.json. Raises UsageError naming the file when it is not a run record."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read: {err.strerror or err}") from None
+    except ValueError as err:
+        raise UsageError(f"{path}: not JSON ({err})") from None
+    if not isinstance(data, dict) or "format_version" not in data:
+        raise UsageError(f"{path}: not a memeval run.json (no format_version)")
+    return data

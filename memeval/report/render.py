@@ -1,0 +1,29 @@
+"""Render reports from a run record with Jinja templates (StrictUndefined; HTML autoescaped,
+since pack text is untrusted input). ``templates`` may point at a user's own folder."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+
+from memeval.report.view import build_view
+
+
+def environment(templates: str | None = None) -> jinja2.Environment:
+    """The Jinja environment: a user folder first (if given), then the packaged templates."""
+    loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("memeval.report", "templates")]
+    if templates:
+        loaders.insert(0, jinja2.FileSystemLoader(templates))
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+
+
+def render(record: dict[str, Any], template: str, templates: str | None = None) -> str:
+    """Render ``template`` (e.g. ``run.md.j2``) for a run record."""
+    return environment(templates).get_template(template).render(**build_view(record))

@@ -1,0 +1,94 @@
+"""The view model of a run record: every number already formatted, so templates hold no logic.
+
+Formats: a rate is ``NN% (k/n)``, or ``–`` when n = 0; a missing value is ``–``, never 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DASH = "–"
+
+
+def fmt_rate(r: dict[str, Any] | None) -> str:
+    """``NN% (k/n)`` from a ``{k, n}`` rate, ``–`` for n = 0."""
+    if not r or not r.get("n"):
+        return DASH
+    return f"{round(100 * r['k'] / r['n'])}% ({r['k']}/{r['n']})"
+
+
+def fmt_num(value: float | None, digits: int = 2) -> str:
+    """A number with ``digits`` decimals, ``–`` for None."""
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def fmt_kpi(k: dict[str, Any]) -> str:
+    """A KPI value in its unit."""
+    v, unit = k["value"], k["unit"]
+    if v is None:
+        return DASH
+    if unit == "pct":
+        return f"{v:.1f}%"
+    if unit == "points":
+        return f"{v:+.1f} pp"
+    if unit == "usd":
+        return f"${v:.4f}"
+    if unit == "ms":
+        return f"{v:.2f} ms"
+    if unit == "score":
+        return f"{v:.3f}"
+    return f"{v:g}"
+
+
+def fmt_ci(k: dict[str, Any]) -> str:
+    """The KPI's 95% interval in its unit, ``–`` when it has none."""
+    ci = k.get("ci95")
+    if not ci:
+        return DASH
+    lo, hi = ({**k, "value": ci[0]}, {**k, "value": ci[1]})
+    return f"{fmt_kpi(lo)} – {fmt_kpi(hi)}"
+
+
+def accuracy_row(name: str, phase: str, t: dict[str, Any]) -> dict[str, str]:
+    """One row of the accuracy table."""
+    return {"name": name, "phase": phase, "hit": fmt_rate(t["pack_hit"]), "extractive": fmt_rate(t["extractive"]),
+            "model": fmt_rate(t["model"]), "captured": fmt_rate(t["captured"]),
+            "mrr": fmt_num(t["mrr"]["value"]) + (f" (n={t['mrr']['n']})" if t["mrr"]["n"] else ""),
+            "fresh": fmt_rate(t["fresh_first"]), "leaks": fmt_rate(t["leaks"]), "abstained": fmt_rate(t["abstained"]),
+            "unscored": str(t["errored"] + t["unsupported"])}
+
+
+def build_view(record: dict[str, Any]) -> dict[str, Any]:
+    """Everything the run templates show, formatted."""
+    totals = record["totals"]
+    accuracy, styles = [], []
+    for phase, body in totals.items():
+        for sid, t in body["scenarios"].items():
+            accuracy.append(accuracy_row(sid, phase, t))
+        accuracy.append(accuracy_row("**all**", phase, body["all"]))
+        for style, t in body["styles"].items():
+            styles.append({**accuracy_row(style, phase, t), "n": str(t["scored"])})
+    latency = [{"label": label, "n": row["n"], **{q: fmt_num(row[q]) for q in ("p50", "p95", "p99", "max")}}
+               for label, row in record["latency"].items()]
+    kpis = [{"group": k["group"], "name": k["name"], "value": fmt_kpi(k), "n": k["n"], "ci": fmt_ci(k),
+             "better": {"up": "↑", "down": "↓"}.get(k["better"] or "", "")} for k in record["kpis"]]
+    return {
+        "r": record, "accuracy": accuracy, "styles": styles, "latency": latency, "kpis": kpis,
+        "misses": [_miss(p) for p in record["probes"] if _is_miss(p)],
+        "unscored": [p for p in record["probes"] if p["status"] != "scored"],
+        "sha": record["suite"]["sha256"][:12],
+    }
+
+
+def _is_miss(p: dict[str, Any]) -> bool:
+    if p["status"] != "scored":
+        return False
+    return bool(p["invented"]) if p["abstain"] else not p["hit"] or p["answer_ok"] is False or p["llm_ok"] is False
+
+
+def _miss(p: dict[str, Any]) -> dict[str, str]:
+    answer = (p["answer"] or DASH).replace("|", "\\|")
+    what = "invented" if p["abstain"] else ("pack" if not p["hit"] else "answer")
+    return {"scenario": p["scenario"], "phase": p["phase"], "id": p["id"], "style": p["style"], "what": what,
+            "rank": str(p["rank"]) if p["rank"] else DASH, "answer": answer[:90] + ("…" if len(answer) > 90 else ""),
+            "model": (p["llm_answer"] or DASH).replace("|", "\\|")[:90]}

@@ -1,0 +1,34 @@
+"""Run options as a frozen value, and the checks on them that need the suite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memeval.errors import UsageError
+from memeval.spec.model import Suite
+from memeval.suggest import did_you_mean
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the command line asked for. Times in seconds; None means "the default"."""
+
+    engine: str = "reference"
+    only: tuple[str, ...] = ()
+    label: str = ""
+    keep: bool = False
+    enrich_wait_s: float | None = None
+    enrich_poll_s: float = 3.0
+    settle_timeout_s: float | None = None
+    llm: bool = False
+    profile: str = ""
+    flags: tuple[tuple[str, str], ...] = ()
+
+
+def check_only(suite: Suite, only: tuple[str, ...]) -> None:
+    """Raise UsageError naming any ``--only`` scenario the suite does not have."""
+    known = [s.id for s in suite.scenarios]
+    for name in only:
+        if name not in known:
+            raise UsageError(f"--only: no scenario {name!r} in suite {suite.name}{did_you_mean(name, known)}; "
+                             f"scenarios: {', '.join(known)}")

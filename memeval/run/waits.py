@@ -1,0 +1,62 @@
+"""The two waits of a run: settle (every write listed) and the enrichment drain."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from memeval.engines.base import Engine
+from memeval.errors import SettleTimeout
+
+DRAIN_QUIET_POLLS = 4
+
+
+def visible(engine: Engine, tenant: str, wanted: set[str]) -> int:
+    """How many of ``wanted`` ids are listed in ``tenant`` now (pages through the listing)."""
+    seen: set[str] = set()
+    cursor = None
+    for _ in range(10_000):
+        page = engine.list(tenant, cursor, 100)
+        seen.update(i.id for i in page.items if i.id in wanted)
+        cursor = page.cursor
+        if cursor is None or len(seen) == len(wanted):
+            break
+    return len(seen)
+
+
+def settle(engine: Engine, written: dict[str, set[str]], timeout_s: float, poll_s: float,
+           sleep: Callable[[float], None] = time.sleep) -> None:
+    """Wait until every written id is listed in its tenant.
+
+    Raises:
+        SettleTimeout: "only N of M writes visible after T s" when time runs out.
+    """
+    deadline = time.monotonic() + timeout_s
+    pending = {t: set(ids) for t, ids in written.items() if ids}
+    total = sum(len(ids) for ids in pending.values())
+    while True:
+        for tenant in list(pending):
+            if visible(engine, tenant, pending[tenant]) == len(pending[tenant]):
+                del pending[tenant]
+        if not pending:
+            return
+        if time.monotonic() >= deadline:
+            shown = total - sum(len(ids) - visible(engine, t, ids) for t, ids in pending.items())
+            raise SettleTimeout(f"only {shown} of {total} writes visible after {timeout_s:g} s")
+        sleep(poll_s)
+
+
+def drain(engine: Engine, cap_s: float, poll_s: float, sleep: Callable[[float], None] = time.sleep) -> dict[str, object]:
+    """Wait until the engine's enrichment backlog is empty for several polls in a row, at most
+    ``cap_s`` seconds. Returns what happened: ``{"drained": bool, "polls": n, "pending": last}``."""
+    deadline = time.monotonic() + cap_s
+    quiet, polls, pending = 0, 0, None
+    while True:
+        pending = engine.backlog()
+        polls += 1
+        quiet = quiet + 1 if pending == 0 else 0
+        if quiet >= DRAIN_QUIET_POLLS:
+            return {"drained": True, "polls": polls, "pending": 0}
+        if time.monotonic() + poll_s > deadline:
+            return {"drained": pending == 0, "polls": polls, "pending": pending}
+        sleep(poll_s)

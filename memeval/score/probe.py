@@ -1,0 +1,94 @@
+"""Scoring one probe's pack (and answers) into its run.json record.
+
+Statuses: ``scored``; ``unsupported`` (the engine lacks a capability the probe needs);
+``errored`` (the call failed; ``reason`` says why). Only scored probes carry numbers; every
+other field is null, never 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memeval.pack import units
+from memeval.score.extractive import extract_answer
+from memeval.score.match import contains, grade, holds_all
+from memeval.spec.model import Probe
+
+_UNKNOWN = re.compile(r"\b(unknown|don't know|do not know|not in (?:my )?memory|no information|not (?:been )?(?:stored|mentioned|recorded))\b", re.I)
+
+
+def says_unknown(answer: str | None) -> bool:
+    """Whether an answer abstains ("unknown", "I don't know", "not in memory", …)."""
+    return answer is None or bool(_UNKNOWN.search(answer))
+
+
+def base_record(scenario: str, probe: Probe, phase: str) -> dict[str, Any]:
+    """The fields every probe record has, whatever its status."""
+    return {
+        "scenario": scenario, "phase": phase, "id": probe.id, "route": probe.route, "style": probe.style,
+        "groups": list(probe.groups), "abstain": probe.abstain, "question": probe.question,
+        "status": "errored", "reason": None, "hit": None, "rank": None, "rr": None, "section": None,
+        "stale_present": None, "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None,
+        "leaked": [], "invented": None, "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None,
+        "llm_tokens": None, "llm_cost_usd": None, "captured": None, "ms": None, "tokens": None, "units": None,
+        "pack": None,
+    }
+
+
+def unscored(scenario: str, probe: Probe, phase: str, status: str, reason: str) -> dict[str, Any]:
+    """The record of a probe that could not be scored (``errored`` or ``unsupported``)."""
+    record = base_record(scenario, probe, phase)
+    record.update(status=status, reason=reason)
+    return record
+
+
+def score_pack(scenario: str, probe: Probe, phase: str, markdown: str, tokens: int, ms: float,
+               derived: list[str] | None) -> dict[str, Any]:
+    """Score a pack against the probe. ``derived`` holds the engine's fact and belief lines after
+    synthesis (None when the engine cannot be inspected or in the recall phase)."""
+    record = base_record(scenario, probe, phase)
+    mode = probe.match
+    found = units(markdown)
+    record.update(status="scored", ms=round(ms, 3), tokens=tokens, units=len(found), pack=markdown)
+    if probe.abstain:
+        invented = [s for s in probe.forbid if contains(markdown, s, mode)]
+        record.update(invented=bool(invented), leaked=invented)
+    else:
+        record.update(_ranking(probe, found, markdown, mode))
+        if probe.forbid:
+            leaked = [s for s in probe.forbid if contains(markdown, s, mode)]
+            record.update(leak_checked=True, leak=bool(leaked), leaked=leaked)
+    answer = extract_answer(markdown, probe.question)
+    record.update(answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    if derived is not None and probe.expect:
+        joined = "\n".join(derived)
+        record["captured"] = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
+    return record
+
+
+def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool:
+    """Grade an answer. For an abstention probe a model must say it does not know and invent
+    nothing; the extractive answerer cannot abstain, so it only must not invent."""
+    if probe.abstain:
+        invented = answer is not None and any(contains(answer, s, probe.match) for s in probe.forbid)
+        return not invented if extractive else (says_unknown(answer) and not invented)
+    if answer is None:
+        return False
+    return grade(answer, probe.expect, probe.accept, probe.stale, probe.match)
+
+
+def _ranking(probe: Probe, found: list[tuple[str, str]], markdown: str, mode: str) -> dict[str, Any]:
+    first = probe.expect[0]
+    rank = next((i for i, (_, text) in enumerate(found, 1) if contains(text, first, mode)), None)
+    out: dict[str, Any] = {
+        "hit": holds_all(markdown, probe.expect, mode),
+        "rank": rank,
+        "rr": round(1.0 / rank, 6) if rank else 0.0,
+        "section": found[rank - 1][0] if rank else None,
+    }
+    if probe.stale:
+        stale_rank = next((i for i, (_, text) in enumerate(found, 1) if any(contains(text, s, mode) for s in probe.stale)), None)
+        stale_first = stale_rank is not None and (rank is None or stale_rank < rank)
+        out.update(stale_present=stale_rank is not None, stale_first=stale_first, fresh_first=out["hit"] and not stale_first)
+    return out
