@@ -91,8 +91,15 @@ def _groups(syn: list[dict[str, Any]], rec: list[dict[str, Any]]) -> list[dict[s
         rate_kpi("leaks", "leak-free packs", rate([not p["leak"] for p in _in(syn + rec, "leaks") if p["leak_checked"]])),
         rate_kpi("abstention", "pack invents nothing", rate([not p["invented"] for p in abstention if p["invented"] is not None])),
         rate_kpi("abstention", "model abstains", rate([p["llm_ok"] for p in abstention])),
-        rate_kpi("forgetting", "residue", rate([p["leak"] for p in forgetting if p["leak_checked"]]), DOWN),
+        rate_kpi("forgetting", "residue", rate([_residue(p) for p in forgetting]), DOWN),
     ]
+
+
+def _residue(p: dict[str, Any]) -> bool | None:
+    """Whether a forgetting probe's pack still holds a forgotten string (None: not checked)."""
+    if p["abstain"]:
+        return p["invented"]
+    return p["leak"] if p["leak_checked"] else None
 
 
 def _engine(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:

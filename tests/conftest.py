@@ -1,0 +1,38 @@
+"""Shared test setup: keep tests hermetic (no writes to the real home folder)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", help="Rewrite golden files from current output.")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest):
+    """Compare text with ``tests/golden/<name>``; ``--update-goldens`` rewrites it."""
+
+    def check(name: str, text: str) -> None:
+        path = os.path.join(GOLDEN, name)
+        if request.config.getoption("--update-goldens") or not os.path.exists(path):
+            if not request.config.getoption("--update-goldens"):
+                pytest.fail(f"golden file {name} is missing: run pytest --update-goldens and review it")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        with open(path, encoding="utf-8") as fh:
+            assert text == fh.read(), f"output differs from golden {name} (pytest --update-goldens to accept)"
+
+    return check
