@@ -56,8 +56,8 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
 def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run_id: str,
              scenarios: list[dict[str, Any]], probes: list[dict[str, Any]], timings: dict[str, list[float]],
              usage: dict[str, Any] | None, answerer: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run record from its parts: totals, latency and KPIs are derived here, once."""
-    return {
+    """The run record from its parts; totals, latency and KPIs are derived by :func:`derive`."""
+    record = {
         "format_version": FORMAT_VERSION,
         "memeval_version": __version__,
         "label": options.label or engine_info["name"],
@@ -75,10 +75,18 @@ def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run
         "answerer": answerer,
         "usage": usage,
         "timings": timings,
-        "totals": breakdown(probes),
-        "latency": latency(timings),
-        "kpis": compute_kpis(probes, scenarios, timings, usage, answerer),
     }
+    return derive(record)
+
+
+def derive(record: dict[str, Any]) -> dict[str, Any]:
+    """(Re)compute totals, latency and KPIs from the record's probes, scenarios, timings, usage
+    and answerer; used after a run and after answers are added or re-graded."""
+    record["totals"] = breakdown(record["probes"])
+    record["latency"] = latency(record["timings"])
+    record["kpis"] = compute_kpis(record["probes"], record["scenarios"], record["timings"], record["usage"],
+                                  record["answerer"])
+    return record
 
 
 def _options_json(options: RunOptions) -> dict[str, Any]:

@@ -28,6 +28,8 @@ def base_record(scenario: str, probe: Probe, phase: str) -> dict[str, Any]:
     return {
         "scenario": scenario, "phase": phase, "id": probe.id, "route": probe.route, "style": probe.style,
         "groups": list(probe.groups), "abstain": probe.abstain, "question": probe.question,
+        "expect": list(probe.expect), "accept": [list(a) for a in probe.accept], "stale": list(probe.stale),
+        "forbid": list(probe.forbid), "match": probe.match,
         "status": "errored", "reason": None, "hit": None, "rank": None, "rr": None, "section": None,
         "stale_present": None, "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None,
         "leaked": [], "invented": None, "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None,
