@@ -1,0 +1,172 @@
+"""Shared plumbing of the loopback servers: one JSON request/reply cycle on ThreadingHTTPServer.
+
+A server is driven by an *app*: any object with ``handle(call) -> Reply | None``. ``None``
+means "reset the connection": the socket is closed with no response at all (``SO_LINGER`` 0,
+so the peer gets a TCP RST), which a client sees as a transport error, never as a status.
+An app may also have ``close()``; :meth:`JsonHTTPServer.server_close` calls it.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import struct
+import sys
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import FrameType
+from typing import Any, Protocol
+from urllib.parse import parse_qs, unquote, urlsplit
+
+
+class HttpError(Exception):
+    """A request the server refuses: ``status``, a machine ``code`` and a human ``message``."""
+
+    def __init__(self, status: int, code: str, message: str = ""):
+        super().__init__(f"{status} {code}: {message}" if message else f"{status} {code}")
+        self.status = status
+        self.code = code
+        self.message = message or code.replace("_", " ").lower()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One received request. ``path`` has no leading ``/`` and no query string."""
+
+    method: str
+    path: str
+    query: Mapping[str, list[str]]
+    headers: Mapping[str, str]
+    body: bytes
+
+    def param(self, name: str) -> str | None:
+        """The last value of query parameter ``name``, or None when absent."""
+        values = self.query.get(name)
+        return values[-1] if values else None
+
+    def header(self, name: str) -> str | None:
+        """A request header by case-insensitive name."""
+        return self.headers.get(name.lower())
+
+    def json_object(self) -> dict[str, Any]:
+        """The body as a JSON object. Raises HttpError 422 ``INVALID_BODY`` otherwise."""
+        try:
+            data = json.loads(self.body or b"null")
+        except (ValueError, UnicodeDecodeError):
+            raise HttpError(422, "INVALID_BODY", "body is not JSON") from None
+        if not isinstance(data, dict):
+            raise HttpError(422, "INVALID_BODY", "body must be a JSON object")
+        return data
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A response: ``body`` is JSON-serialisable, or None for an empty body."""
+
+    status: int
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class App(Protocol):
+    """What a :class:`JsonHTTPServer` serves."""
+
+    def handle(self, call: Call) -> Reply | None: ...
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: JsonHTTPServer
+
+    def do_GET(self) -> None:
+        self._dispatch()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _dispatch(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        call = Call(
+            method=self.command,
+            path=unquote(parts.path).lstrip("/"),
+            query=parse_qs(parts.query, keep_blank_values=True),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+        )
+        try:
+            reply = self.server.app.handle(call)
+        except Exception:
+            traceback.print_exc()
+            reply = Reply(500, {"error_code": "INTERNAL", "message": "unexpected server error"})
+        if reply is None:
+            self._reset()
+        else:
+            self._send(reply)
+
+    def _send(self, reply: Reply) -> None:
+        data = b"" if reply.body is None else json.dumps(reply.body).encode()
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _reset(self) -> None:
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+
+class JsonHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server (one thread per connection) that hands every request to ``app``."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], app: App):
+        super().__init__(address, _Handler)
+        self.app = app
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` of the bound socket."""
+        host, port = self.socket.getsockname()[:2]
+        return f"http://{host}:{port}"
+
+    def server_close(self) -> None:
+        """Close the socket, then the app (background threads, state files)."""
+        super().server_close()
+        close = getattr(self.app, "close", None)
+        if close is not None:
+            close()
+
+
+class _Stop(Exception):
+    pass
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def serve_until_signal(server: JsonHTTPServer, name: str) -> int:
+    """Announce ``<name> listening on <url>`` on stdout, serve until SIGTERM/SIGINT, close; 0."""
+    signal.signal(signal.SIGTERM, _raise_stop)
+    signal.signal(signal.SIGINT, _raise_stop)
+    print(f"{name} listening on {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except _Stop:
+        pass
+    finally:
+        server.server_close()
+    sys.stdout.flush()
+    return 0
