@@ -1,0 +1,133 @@
+"""The deterministic "models" behind the mock inference server; pure functions, no I/O.
+
+- :func:`embed`: a hashed bag of words and character trigrams, L2-normalised, so texts sharing
+  words or word pieces are somewhat close. Not semantic.
+- :func:`schema_instance`: the value a structured-output call returns: an "empty extraction"
+  built from the JSON Schema (first enum value, objects by their properties, arrays empty,
+  numbers 0, booleans false, strings ``"mock"``).
+- :func:`extractive_reply`: a plain chat answer TAKEN FROM THE CONTEXT: the context line
+  sharing the most content words with the question, or ``unknown``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import Any
+
+DEFAULT_DIMS = 256
+UNKNOWN = "unknown"
+USD_PER_TOKEN = 1e-6
+
+STOPWORDS = frozenset(
+    (
+        "the and are was were what which who whom whose when where why how does did has have had for with that "
+        "this these those from into about your you our their its his her they them she him not but can could would "
+        "should will shall may might there here then than any all some one two also just only very more most much many"
+    ).split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_QUESTION = re.compile(r"^\s*question\s*:\s*", re.IGNORECASE)
+_LINE_PREFIX = re.compile(r"^\s*(?:[-*]\s+)?(?:\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*(?:[A-Za-z_]+:\s*)?)?")
+
+
+def approx_tokens(text: str) -> int:
+    """A deterministic token estimate: one per four characters, at least one."""
+    return max(1, math.ceil(len(text) / 4))
+
+
+def embed(text: str, dims: int = DEFAULT_DIMS) -> list[float]:
+    """A unit vector of ``dims`` floats (all zeros for text without letters or digits)."""
+    vector = [0.0] * dims
+    for word in _WORD.findall(text.lower()):
+        _add(vector, "w:" + word, 1.0)
+        padded = f"#{word}#"
+        for i in range(len(padded) - 2):
+            _add(vector, "t:" + padded[i : i + 3], 0.5)
+    norm = math.sqrt(sum(x * x for x in vector))
+    return [x / norm for x in vector] if norm else vector
+
+
+def _add(vector: list[float], feature: str, weight: float) -> None:
+    bits = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+    vector[bits % len(vector)] += weight if bits >> 63 else -weight
+
+
+def schema_instance(schema: Any, root: Any = None) -> Any:
+    """The empty-extraction value for a JSON Schema (``$ref`` to ``#/$defs`` is followed)."""
+    root = schema if root is None else root
+    if not isinstance(schema, dict):
+        return None
+    if "$ref" in schema:
+        return schema_instance(_resolve(root, schema["$ref"]), root)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        if schema.get(combinator):
+            return schema_instance(schema[combinator][0], root)
+    kind = schema.get("type", "object" if "properties" in schema else None)
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        return {name: schema_instance(sub, root) for name, sub in schema.get("properties", {}).items()}
+    return {"array": [], "number": 0, "integer": 0, "boolean": False, "string": "mock"}.get(str(kind))
+
+
+def _resolve(root: Any, ref: str) -> Any:
+    node = root
+    for part in ref.removeprefix("#/").split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def message_text(message: Any) -> str:
+    """The text of a chat message whose content is a string or a list of text parts."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ characters that are not stopwords."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
+
+
+def split_question(messages: list[Any]) -> tuple[str, list[str]]:
+    """(question, context lines) of a chat.
+
+    The question is the text after the last ``Question:`` line of the user messages; the
+    context is every non-assistant line before it. Without such a line the question is the
+    last user message and the context every other non-assistant message.
+    """
+    texts = [(m.get("role") if isinstance(m, dict) else None, message_text(m)) for m in messages]
+    others = [i for i, (role, _) in enumerate(texts) if role != "assistant"]
+    users = [i for i in others if texts[i][0] == "user"]
+    for i in reversed(users):
+        lines = texts[i][1].splitlines()
+        for j in reversed(range(len(lines))):
+            if _QUESTION.match(lines[j]):
+                question = "\n".join([_QUESTION.sub("", lines[j]), *lines[j + 1 :]])
+                before = [line for k in others if k < i for line in texts[k][1].splitlines()]
+                return question, before + lines[:j]
+    if not users:
+        return "", []
+    last = users[-1]
+    return texts[last][1], [line for k in others if k != last for line in texts[k][1].splitlines()]
+
+
+def extractive_reply(messages: list[Any]) -> str:
+    """The context line sharing the most content words with the question, cleaned of a
+    leading ``- `` and a ``[YYYY-MM-DD HH:MM] role:`` prefix; ``unknown`` when none shares one.
+    Ties go to the earliest line."""
+    question, context = split_question(messages)
+    wanted = content_words(question)
+    best, best_hits = "", 0
+    for line in context:
+        hits = len(wanted & content_words(line))
+        if hits > best_hits:
+            best, best_hits = line, hits
+    return _LINE_PREFIX.sub("", best).strip() if best_hits else UNKNOWN
