@@ -1,0 +1,34 @@
+"""``memeval serve fake-cortex|mock-inference``: run a loopback test server in the foreground.
+
+The options are the servers' own (``memeval serve fake-cortex --help``); this layer only
+passes them through, so the module command lines (``python -m memeval.servers.fake_cortex``)
+and these stay one thing. Both bind ``--host`` (default 127.0.0.1) and ``--port`` (default 0,
+a free port), print ``<name> listening on <url>``, and stop cleanly on SIGTERM or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import click
+
+from memeval.servers import fake_cortex, mock_inference
+
+_PASS_THROUGH = {"ignore_unknown_options": True, "help_option_names": []}
+
+
+@click.group("serve")
+def command() -> None:
+    """Run one of memeval's loopback test servers (not engines to evaluate)."""
+
+
+@command.command("fake-cortex", context_settings=_PASS_THROUGH)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def serve_fake_cortex(args: tuple[str, ...]) -> int:
+    """Fake CortexDB: wire semantics with keyword ranking (see --help)."""
+    return fake_cortex.main(list(args), prog="memeval serve fake-cortex")
+
+
+@command.command("mock-inference", context_settings=_PASS_THROUGH)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def serve_mock_inference(args: tuple[str, ...]) -> int:
+    """Mock OpenAI-compatible inference: hashed embeddings, extractive answers (see --help)."""
+    return mock_inference.main(list(args), prog="memeval serve mock-inference")
