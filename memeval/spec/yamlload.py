@@ -3,7 +3,12 @@
 :func:`read_yaml` composes the document with PyYAML's safe loader and builds plain Python data
 itself, so that it can (a) record the line and column of every mapping key and value, (b) reject
 duplicate keys, tags, oversized files, deep nesting and alias bombs with a located message, and
-(c) never construct anything but str, int, float, bool, None, list and dict.
+(c) never construct anything but str, int, float, bool, None, list and dict. Dates stay text
+(``2026-09-01`` is the string it looks like): a spec has no timestamp type.
+
+Hostile input is bounded while it is *scanned*, not only once it is built: the scanner refuses
+nesting deeper than :data:`MAX_DEPTH` (PyYAML's scanner is quadratic in flow depth and its
+composer recursive) and the composer stops after :data:`MAX_NODES` nodes.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from memeval.errors import SpecIssue
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
 MAX_NODES = 200_000
+MAX_INT_BITS = 256
 
 _SCALAR_TAGS = {
     "tag:yaml.org,2002:str",
@@ -26,6 +32,9 @@ _SCALAR_TAGS = {
     "tag:yaml.org,2002:bool",
     "tag:yaml.org,2002:null",
 }
+_KIND = {"tag:yaml.org,2002:int": "a whole number", "tag:yaml.org,2002:float": "a number",
+         "tag:yaml.org,2002:bool": "true or false", "tag:yaml.org,2002:null": "null"}
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 
@@ -60,8 +69,53 @@ class YamlProblem(Exception):
         self.line, self.column, self.message, self.path = line, column, message, path
 
 
-def _mark(node: yaml.Node) -> tuple[int, int]:
-    return node.start_mark.line + 1, node.start_mark.column + 1
+def _mark(node: yaml.Node | yaml.Mark) -> tuple[int, int]:
+    mark = node.start_mark if isinstance(node, yaml.Node) else node
+    return mark.line + 1, mark.column + 1
+
+
+def _tag_name(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+def _tag_problem(node: yaml.Node, path: Path) -> YamlProblem:
+    return YamlProblem(*_mark(node), f"tag {_tag_name(node.tag)!r} is not allowed: specs are plain data; remove the tag", path)
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses deep nesting while scanning and too many nodes while composing."""
+
+    # Dates and times resolve as plain strings: the schemas check their form.
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def __init__(self, text: str):
+        self.composed = 0
+        super().__init__(text)
+
+    def _check_depth(self) -> None:
+        # Each open flow collection and each block indentation level is one nesting level; a
+        # collection opened at level k sits at depth >= k - 1, which the builder would refuse too.
+        if self.flow_level + len(self.indents) > MAX_DEPTH + 1:
+            raise YamlProblem(*_mark(self.get_mark()), f"nested deeper than {MAX_DEPTH} levels")
+
+    def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
+        self._check_depth()
+        super().fetch_flow_collection_start(TokenClass)
+
+    def add_indent(self, column: int) -> bool:
+        added = super().add_indent(column)
+        if added:
+            self._check_depth()
+        return added
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.composed += 1
+        if self.composed > MAX_NODES:
+            raise YamlProblem(*_mark(self.peek_event().start_mark), f"document too large: more than {MAX_NODES} values")
+        return super().compose_node(parent, index)
 
 
 class _Builder:
@@ -69,6 +123,7 @@ class _Builder:
         self.loader = loader
         self.marks = Marks()
         self.count = 0
+        self.open: set[int] = set()  # ids of the collections being built, to catch alias cycles
 
     def build(self, node: yaml.Node, path: Path, depth: int) -> Any:
         self.count += 1
@@ -77,26 +132,46 @@ class _Builder:
         if depth > MAX_DEPTH:
             raise YamlProblem(*_mark(node), f"nested deeper than {MAX_DEPTH} levels", path)
         self.marks.values.setdefault(path, _mark(node))
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, path, depth)
-        if isinstance(node, yaml.SequenceNode):
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
+        if id(node) in self.open:
+            raise YamlProblem(*_mark(node), "an alias refers to a collection that contains it (a cycle); write the value out", path)
+        self.open.add(id(node))
+        try:
+            if isinstance(node, yaml.MappingNode):
+                return self._mapping(node, path, depth)
             if node.tag != _SEQ_TAG:
-                raise YamlProblem(*_mark(node), f"tag {node.tag!r} is not allowed: specs are plain data", path)
+                raise _tag_problem(node, path)
             return [self.build(child, path + (i,), depth + 1) for i, child in enumerate(node.value)]
+        finally:
+            self.open.discard(id(node))
+
+    def _scalar(self, node: yaml.ScalarNode, path: Path) -> Any:
         if node.tag not in _SCALAR_TAGS:
-            raise YamlProblem(*_mark(node), f"tag {node.tag!r} is not allowed: specs are plain data", path)
-        return self.loader.construct_object(node, deep=True)
+            raise _tag_problem(node, path)
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except (ValueError, KeyError, OverflowError):  # `0x_`, `!!bool maybe`, an int of 5,000 digits
+            kind = _KIND.get(node.tag, "its tag")
+            raise YamlProblem(*_mark(node), f"{node.value[:40]!r} cannot be read as {kind}; quote it if it is text", path) from None
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+            raise YamlProblem(*_mark(node), f"number too large (more than {MAX_INT_BITS} bits); quote it if it is text", path)
+        return value
 
     def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
         if node.tag != _MAP_TAG:
-            raise YamlProblem(*_mark(node), f"tag {node.tag!r} is not allowed: specs are plain data", path)
+            raise _tag_problem(node, path)
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise YamlProblem(*_mark(key_node), "merge keys ('<<') are not supported; write the keys out", path)
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _SCALAR_TAGS:
-                raise YamlProblem(*_mark(key_node), "a mapping key must be a plain scalar", path)
-            key = str(self.loader.construct_object(key_node))
+            if not isinstance(key_node, yaml.ScalarNode):
+                kind = "a list" if isinstance(key_node, yaml.SequenceNode) else "a mapping"
+                raise YamlProblem(*_mark(key_node), f"a mapping key must be a plain name, not {kind}", path)
+            if key_node.tag not in _SCALAR_TAGS:
+                raise _tag_problem(key_node, path)
+            # A key is its text: `yes:` is the key 'yes', `1:` the key '1', never True or 1.
+            key = key_node.value
             if key in out:
                 first = self.marks.keys[path + (key,)]
                 raise YamlProblem(*_mark(key_node), f"duplicate key {key!r} (first at line {first[0]})", path + (key,))
@@ -121,21 +196,44 @@ def read_yaml(raw: bytes) -> tuple[Any, Marks]:
         raise YamlProblem(line, 1, f"not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})") from None
     if "\x00" in text:
         raise YamlProblem(1, 1, "binary data (a NUL byte) is not YAML")
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = _Loader(text)
         root = loader.get_single_node()
         if root is None:
             raise YamlProblem(1, 1, "the file is empty")
         builder = _Builder(loader)
         return builder.build(root, (), 0), builder.marks
+    except yaml.reader.ReaderError as err:
+        raise _reader_problem(text, err) from None
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise YamlProblem(line, col, f"YAML syntax: {err.problem or err.context}") from None
+        raise _syntax_problem(err) from None
     except RecursionError:
         raise YamlProblem(1, 1, "nested too deeply to read") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def _reader_problem(text: str, err: yaml.reader.ReaderError) -> YamlProblem:
+    before = text[: err.position]
+    line, col = before.count("\n") + 1, err.position - (before.rfind("\n") + 1) + 1
+    return YamlProblem(line, col, f"character U+{err.character:04X} is not allowed in YAML text; remove it")
+
+
+def _syntax_problem(err: yaml.MarkedYAMLError) -> YamlProblem:
+    mark = err.problem_mark or err.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    if isinstance(err, yaml.composer.ComposerError) and err.context == "expected a single document in the stream":
+        return YamlProblem(line, col, "expected one YAML document, found a second one; keep one document per file (no '---' between parts)")
+    message = f"YAML syntax: {err.problem or err.context}"
+    if err.problem and err.context and err.context_mark and _mark(err.context_mark) != (line, col):
+        message += f" ({err.context} at line {err.context_mark.line + 1}, column {err.context_mark.column + 1})"
+    if err.problem and "'\\t'" in err.problem:
+        message += "; indent with spaces, not tabs"
+    elif err.problem == "mapping values are not allowed here":
+        message += "; quote a value that contains ': ', or check the indentation"
+    return YamlProblem(line, col, message)
 
 
 def problem_issue(file: str, problem: YamlProblem) -> SpecIssue:
