@@ -19,9 +19,10 @@ What :func:`start_server` does:
 2. gives the child this process's environment with ``env`` laid over it. Inherited CortexDB
    flag variables (``CORTEX_*`` except ``CORTEX_API_KEY``) are dropped first unless
    ``inherit_flags`` is true, so a sweep profile is exactly the ``env`` passed;
-3. reads the child's ``<name> listening on <url>`` line from its stdout, then polls a health
-   path until the server answers over HTTP (any status counts), all within ``timeout``
-   seconds (default 10);
+3. reads the child's ``<name> listening on <url>`` line from its stdout, then polls the
+   server's fault-control route (never faulted, not counted in call stats, so start-up does
+   not use up injected faults) until it answers over HTTP, all within ``timeout`` seconds
+   (default 10);
 4. returns a :class:`RunningServer`; on any failure it kills the child and raises
    :class:`memeval.errors.EngineError` carrying the tail of the child's stderr.
 
@@ -48,7 +49,8 @@ import httpx
 from memeval.errors import EngineError, UsageError
 from memeval.servers.cortex_config import flags_from_env
 
-KINDS = {"fake_cortex": "/v1/admin/health", "mock_inference": "/health"}
+# a control route per kind: answered in every mode, never faulted, not counted in stats
+KINDS = {"fake_cortex": "/v1/_fake/faults", "mock_inference": "/_mock/faults"}
 _LISTENING = re.compile(r" listening on (http://\S+)")
 
 

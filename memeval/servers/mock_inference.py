@@ -112,6 +112,8 @@ def _rule(raw: Any) -> dict[str, Any]:
     if route not in MODEL_ROUTES or not isinstance(count, int) or count < 1:
         raise ValueError(f"route must be one of {', '.join(MODEL_ROUTES)} and count a positive integer")
     retry = raw.get("retry_after", 1 if raw["status"] == 429 else None)
+    if retry is not None and (not isinstance(retry, int | float) or retry < 0):
+        raise ValueError("retry_after must be a non-negative number of seconds")
     return {"status": raw["status"], "count": count, "route": route, "retry_after": retry}
 
 
@@ -173,7 +175,7 @@ class MockInferenceApp:
         fault = self.faults.take(name)
         if fault is not None:
             retry = fault["retry_after"]
-            headers = {} if retry is None else {"Retry-After": str(retry)}
+            headers = {} if retry is None else {"Retry-After": str(max(1, round(retry)))}
             return Reply(fault["status"], error_body(fault["status"]), headers)
         try:
             body = call.json_object()

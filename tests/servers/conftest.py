@@ -17,8 +17,8 @@ def cortex() -> Iterator[Cortex]:
 
 @pytest.fixture(scope="module")
 def restricted() -> Iterator[Cortex]:
-    """Bitemporal mode off and no ``refers_to_v1`` capability."""
-    env = {"CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0"}
+    """Bitemporal mode off, enrichment quiet for 800 ms, no ``refers_to_v1`` capability."""
+    env = {"CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0", "CORTEX_ENRICHMENT_SCOPE_QUIET_MS": "800"}
     yield from cortex_process([*FAST, "--capabilities", "temporal_lenient_v1"], env)
 
 

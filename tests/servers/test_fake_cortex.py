@@ -263,6 +263,15 @@ def test_enrichment_derives_facts_and_drains_its_backlog(cortex: Cortex, scope: 
     assert drained["total"]["cost_usd"] > before["total"]["cost_usd"]
 
 
+def test_enrichment_waits_for_the_quiet_period(restricted: Cortex, scope: str) -> None:
+    started = time.monotonic()
+    event = restricted.write(scope, "Hank uses Linux.")
+    restricted.wait_listed(scope, event)
+    assert _facts(restricted, scope) == []
+    restricted.eventually(lambda: _facts(restricted, scope))
+    assert time.monotonic() - started >= 0.8
+
+
 def test_extraction_rule() -> None:
     assert extract_facts("Alice moved to Berlin! The team prefers tabs.\nnot a fact") == [
         ("Alice", "moved to", "Berlin"),
