@@ -76,7 +76,7 @@ def _ref(loc: Located, path: Path, value: str, known: Iterable[str], what: str) 
 def _tenant_ref(loc: Located, path: Path, tenant: str | None, tenants: list[str]) -> list[SpecIssue]:
     if tenant is None:
         if len(tenants) > 1:
-            return [loc.issue(path, f"needs a tenant: the scenario has several ({', '.join(tenants)})")]
+            return [loc.issue(path, f"needs a tenant: the scenario has several; add tenant: with one of {', '.join(tenants)}")]
         return []
     return _ref(loc, path + ("tenant",), tenant, tenants, "tenant")
 
@@ -90,7 +90,8 @@ def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[s
     if route in ("continue", "compact") and "thread" not in probe:
         issues.append(loc.issue(path, f"route {route!r} needs a thread", key=True))
     if route in ("ask", "brief") and "thread" in probe:
-        issues.append(loc.issue(path + ("thread",), f"route {route!r} takes no thread (ask starts a new one; use continue or resume)", key=True))
+        why = "ask starts a new one" if route == "ask" else "a brief covers the whole tenant"
+        issues.append(loc.issue(path + ("thread",), f"route {route!r} takes no thread ({why}; use continue or resume)", key=True))
     if "thread" in probe:
         issues += _ref(loc, path + ("thread",), probe["thread"], threads, "thread")
     if route == "compact" and "dropped" not in probe:

@@ -40,14 +40,18 @@ def load_suite(path: str) -> m.Suite:
     """
     data, marks, raw = read_file(path)
     digest = hashlib.sha256(raw)
-    if isinstance(data, dict) and "scenario" in data and "suite" not in data:
-        data = {"suite": str(data["scenario"]), "scenarios": [data]}
-        marks = _shift(marks, ("scenarios", 0))
-    issues = schema_issues(data, marks, "suite", path)
+    # A scenario file is checked as the scenario it is, so that its issues read probes[0]… (as in
+    # an included file), and only then wrapped as a suite of one.
+    as_scenario = isinstance(data, dict) and "scenario" in data and "suite" not in data
+    issues = schema_issues(data, marks, "scenario" if as_scenario else "suite", path)
     if not isinstance(data, dict):
         raise SpecError(issues)
     suite_ok = not issues
-    located = [Located(s, path, marks, ("scenarios", i)) for i, s in enumerate(data.get("scenarios", []))] if suite_ok else []
+    if as_scenario:
+        located = [Located(data, path, marks, ())] if suite_ok else []
+        data = {"suite": data["scenario"], "scenarios": [data]}
+    else:
+        located = [Located(s, path, marks, ("scenarios", i)) for i, s in enumerate(data.get("scenarios", []))] if suite_ok else []
     files = [path]
     includes = data.get("include", [])
     for i, pattern in enumerate(includes if isinstance(includes, list) else []):
@@ -75,12 +79,6 @@ def load_suite(path: str) -> m.Suite:
     if issues:
         raise SpecError(issues)
     return _build_suite(data, located, path, tuple(files), digest.hexdigest())
-
-
-def _shift(marks: Marks, prefix: tuple[str | int, ...]) -> Marks:
-    shifted = Marks({prefix + k: v for k, v in marks.values.items()}, {prefix + k: v for k, v in marks.keys.items()})
-    shifted.values[()] = marks.values.get((), (1, 1))
-    return shifted
 
 
 def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[str], list[SpecIssue]]:

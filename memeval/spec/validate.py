@@ -50,7 +50,12 @@ def _validator(name: str) -> Draft202012Validator:
 def schema_issues(data: Any, marks: Marks, name: str, file: str, base: Path = ()) -> list[SpecIssue]:
     """Every way ``data`` breaks schema ``name``, as located issues (empty when valid)."""
     issues: list[SpecIssue] = []
-    for error in _validator(name).iter_errors(data):
+    errors = list(_validator(name).iter_errors(data))
+    # A value of the wrong type gets one message: its range or length errors would only be noise.
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    for error in errors:
+        if error.validator != "type" and tuple(error.absolute_path) in mistyped:
+            continue
         for path, at_key, message in _explain(error):
             line, col = marks.at(base + path, key=at_key)
             issues.append(SpecIssue(file, line, col, render_path(base + path), message))
@@ -92,8 +97,9 @@ def _message(error: ValidationError) -> str:
     if kind == "enum":
         return f"{inst!r} is not one of {', '.join(map(str, value))}{did_you_mean(str(inst), map(str, value))}"
     if kind == "type":
-        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in ([value] if isinstance(value, str) else value))
-        return f"expected {wanted}, got {_describe(inst)}"
+        types = [value] if isinstance(value, str) else list(value)
+        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in types)
+        return f"expected {wanted}, got {_describe(inst)}{_type_hint(types, inst)}"
     if kind == "pattern":
         if value.startswith("^[A-Za-z0-9]"):
             return f"{inst!r} is not a valid id: use letters, digits, '_' and '-', starting with a letter or digit"
@@ -116,6 +122,24 @@ def _message(error: ValidationError) -> str:
     if kind == "propertyNames":
         return f"{inst!r} looks like a secret: read secrets from the environment, never from YAML"
     return error.message
+
+
+def _type_hint(types: list[str], value: Any) -> str:
+    """How to write ``value`` as the wanted type, when there is an obvious way."""
+    scalar = value is None or isinstance(value, (str, int, float, bool))
+    if types == ["boolean"] and isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off"):
+        return "; write true or false without quotes"
+    if types == ["string"] and scalar and value is not None and not isinstance(value, str):
+        return "; put it in quotes to make it text"
+    if types == ["array"] and scalar and value is not None and (not isinstance(value, str) or len(value) < 40):
+        return f"; write it as a list: [{_flow(value)}]"
+    return ""
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def _describe(value: Any) -> str:

@@ -95,20 +95,20 @@ class _Loader(yaml.SafeLoader):
         self.composed = 0
         super().__init__(text)
 
-    def _check_depth(self) -> None:
-        # Each open flow collection and each block indentation level is one nesting level; a
-        # collection opened at level k sits at depth >= k - 1, which the builder would refuse too.
-        if self.flow_level + len(self.indents) > MAX_DEPTH + 1:
+    def _check_depth(self, levels: int) -> None:
+        # Each open flow collection and each block indentation level opens one collection, so
+        # the collection at level k sits at depth >= k - 1: the builder would refuse it too.
+        if levels - 1 > MAX_DEPTH:
             raise YamlProblem(*_mark(self.get_mark()), f"nested deeper than {MAX_DEPTH} levels")
 
     def fetch_flow_collection_start(self, TokenClass: Any) -> None:  # noqa: N803 (PyYAML's name)
-        self._check_depth()
+        self._check_depth(self.flow_level + 1 + len(self.indents))
         super().fetch_flow_collection_start(TokenClass)
 
     def add_indent(self, column: int) -> bool:
         added = super().add_indent(column)
         if added:
-            self._check_depth()
+            self._check_depth(self.flow_level + len(self.indents))
         return added
 
     def compose_node(self, parent: Any, index: Any) -> Any:
@@ -130,7 +130,7 @@ class _Builder:
         if self.count > MAX_NODES:
             raise YamlProblem(*_mark(node), f"document too large: more than {MAX_NODES} values (an alias bomb?)", path)
         if depth > MAX_DEPTH:
-            raise YamlProblem(*_mark(node), f"nested deeper than {MAX_DEPTH} levels", path)
+            raise YamlProblem(*_mark(node), f"nested deeper than {MAX_DEPTH} levels")  # its path is unreadable
         self.marks.values.setdefault(path, _mark(node))
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
@@ -233,6 +233,8 @@ def _syntax_problem(err: yaml.MarkedYAMLError) -> YamlProblem:
         message += "; indent with spaces, not tabs"
     elif err.problem == "mapping values are not allowed here":
         message += "; quote a value that contains ': ', or check the indentation"
+    elif err.problem and err.problem.startswith(("expected ',' or ']'", "expected ',' or '}'")):
+        message += f"; close it with '{err.problem[17]}', or quote a value that contains ', ', '[' or '{{'"
     return YamlProblem(line, col, message)
 
 
