@@ -252,9 +252,13 @@ def test_scope_registration_is_once_and_writes_register_their_scope(cortex: Cort
     root = scope.split("/")[0]
     assert cortex.post("/v1/scopes", {"path": root}).status_code == 201
     assert cortex.post("/v1/scopes", {"path": root}).json()["error_code"] == "SCOPE_REGISTRATION_EXISTS"
-    assert cortex.get("/v1/scopes", path=scope).status_code == 404
+    assert cortex.http.get("/v1/scopes", params={"path": scope}).status_code == 404
     cortex.write(scope, "registers")
-    assert cortex.get("/v1/scopes", path=scope).json() == {"path": scope, "owner": "user:local", "members": []}
+    assert cortex.http.get("/v1/scopes", params={"path": scope}).json() == {
+        "path": scope,
+        "owner": "user:local",
+        "members": [],
+    }
 
 
 def test_enrichment_derives_facts_and_drains_its_backlog(cortex: Cortex, scope: str) -> None:
