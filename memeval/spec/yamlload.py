@@ -165,6 +165,8 @@ class _Builder:
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise YamlProblem(*_mark(key_node), "merge keys ('<<') are not supported; write the keys out", path)
+            if key_node.tag not in _SCALAR_TAGS | {_MAP_TAG, _SEQ_TAG}:
+                raise _tag_problem(key_node, path)  # before its shape: the tag is the worse news
             if not isinstance(key_node, yaml.ScalarNode):
                 kind = "a list" if isinstance(key_node, yaml.SequenceNode) else "a mapping"
                 raise YamlProblem(*_mark(key_node), f"a mapping key must be a plain name, not {kind}", path)
@@ -192,8 +194,11 @@ def read_yaml(raw: bytes) -> tuple[Any, Marks]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
+        line_start = raw.rfind(b"\n", 0, err.start) + 1
         line = raw[: err.start].count(b"\n") + 1
-        raise YamlProblem(line, 1, f"not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})") from None
+        column = len(raw[line_start : err.start].decode("utf-8")) + 1  # valid up to the bad byte
+        message = f"not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start}); save the file as UTF-8"
+        raise YamlProblem(line, column, message) from None
     if "\x00" in text:
         raise YamlProblem(1, 1, "binary data (a NUL byte) is not YAML")
     loader = None
