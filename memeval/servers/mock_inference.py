@@ -9,7 +9,9 @@ suffix, so any base path works (``/v1``, ``/api/v1``):
 - ``POST .../embeddings``: ``input`` string or list, ``dimensions`` (default 256),
   ``encoding_format`` ``float`` or ``base64`` (little-endian float32, as the openai client asks);
 - ``POST .../chat/completions``: ``response_format`` ``json_schema`` -> the schema's empty
-  instance, ``json_object`` -> ``{}``, otherwise the extractive answer; no streaming.
+  instance, ``json_object`` -> ``{}``, a judge-shaped prompt -> ``yes``/``no`` (a word-set
+  rule, see :func:`memeval.servers.mock_models.judge_reply`), otherwise the extractive answer;
+  no streaming.
 
 Every model response carries ``usage`` with a fake OpenRouter-style ``cost`` of 1e-6 USD per
 token. Test control routes (no auth):
@@ -228,7 +230,7 @@ def chat_completion(body: dict[str, Any], completion_id: str) -> dict[str, Any]:
     elif fmt.get("type") == "json_object":
         content = "{}"
     else:
-        content = models.extractive_reply(messages)
+        content = models.judge_reply(messages) or models.extractive_reply(messages)
     prompt = sum(models.approx_tokens(models.message_text(m)) for m in messages)
     return {
         "id": completion_id,

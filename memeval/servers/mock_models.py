@@ -7,6 +7,10 @@
   numbers 0, booleans false, strings ``"mock"``).
 - :func:`extractive_reply`: a plain chat answer TAKEN FROM THE CONTEXT: the context line
   sharing the most content words with the question, or ``unknown``.
+- :func:`judge_reply`: a crude stand-in for an LLM judge (memeval's ``judge-v1`` prompt shape):
+  ``yes`` iff the candidate answer holds every content word of the reference answer or of one
+  acceptable alternative. Word order, numbers shorter than three digits, outdated values and
+  negation are invisible to it, which makes it lenient in known, deterministic ways.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9]+")
 _QUESTION = re.compile(r"^\s*question\s*:\s*", re.IGNORECASE)
+_JUDGE_LINE = re.compile(r"^\s*(reference answer|also acceptable|candidate answer)\s*:\s*(.*)$", re.IGNORECASE)
 _LINE_PREFIX = re.compile(r"^\s*(?:[-*]\s+)?(?:\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*(?:[A-Za-z_]+:\s*)?)?")
 
 
@@ -117,6 +122,20 @@ def split_question(messages: list[Any]) -> tuple[str, list[str]]:
         return "", []
     last = users[-1]
     return texts[last][1], [line for k in others if k != last for line in texts[k][1].splitlines()]
+
+
+def judge_reply(messages: list[Any]) -> str | None:
+    """``yes`` or ``no`` when the last user message is judge-shaped (``Reference answer:`` and
+    ``Candidate answer:`` lines; ``Also acceptable:`` lines are alternatives), else None."""
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    fields = [_JUDGE_LINE.match(line) for line in message_text(users[-1]).splitlines()] if users else []
+    found = [(m.group(1).lower(), m.group(2)) for m in fields if m]
+    candidates = [text for name, text in found if name == "candidate answer"]
+    if not candidates or not any(name == "reference answer" for name, _ in found):
+        return None
+    held = content_words(candidates[-1])
+    references = [text for name, text in found if name != "candidate answer"]
+    return "yes" if any(content_words(r) <= held for r in references) else "no"
 
 
 def extractive_reply(messages: list[Any]) -> str:
