@@ -79,6 +79,9 @@ class App(Protocol):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle on, a kept-alive client's delayed ACK
+    # stalls every response after the first by ~40 ms.
+    disable_nagle_algorithm = True
     server: JsonHTTPServer
 
     def do_GET(self) -> None:
