@@ -3,143 +3,259 @@ sample size and a 95% interval where the KPI is a rate or a mean.
 
 Which probes feed which group comes from the YAML (a probe's ``groups``); every probe feeds
 accuracy. Rates are read in the synthesis phase unless the name says otherwise. A KPI the run
-could not measure has value null (shown as "–"), never 0.
+could not measure has value null (shown as "–"), never 0: engine-side KPIs (derived layers,
+model usage, enrichment) are null on an engine without the capability, answerer KPIs without
+``--llm``, and a percentile is null below the sample count that gives it meaning (p95 needs
+20 samples, p99 100).
+
+The KPIs read off single probe records are declared once in :data:`PROBE_METRICS`, so that
+:mod:`memeval.compare` can pair two runs probe by probe for exactly the outcomes the KPI counts.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
 
+from memeval.score.match import holds_all
 from memeval.score.stats import Rate, mean_ci, percentile, rate
 
 UP, DOWN = "up", "down"
+GROUPS = ("accuracy", "learning", "surprise", "conflicts", "freshness", "leaks", "abstention", "forgetting", "cost",
+          "latency")
+
+Record = dict[str, Any]
+Key = tuple[str, str, str]
+"""A probe outcome's identity across runs: (scenario, probe id, phase)."""
 
 
 def kpi(group: str, name: str, value: float | None, unit: str, better: str | None, n: int,
-        ci95: tuple[float, float] | list[float] | None = None) -> dict[str, Any]:
+        ci95: tuple[float, float] | list[float] | None = None) -> Record:
     """One KPI record."""
     return {"group": group, "name": name, "value": None if value is None else round(value, 4), "unit": unit,
             "better": better, "n": n, "ci95": None if ci95 is None else [round(c, 4) for c in ci95]}
 
 
-def rate_kpi(group: str, name: str, r: Rate, better: str = UP) -> dict[str, Any]:
+def rate_kpi(group: str, name: str, r: Rate, better: str | None = UP) -> Record:
     """A percentage KPI from a rate (value and interval in percent)."""
     ci = r.wilson()
     return kpi(group, name, None if r.value is None else 100 * r.value, "pct", better, r.n,
                None if ci is None else (100 * ci[0], 100 * ci[1]))
 
 
-def compute_kpis(probes: list[dict[str, Any]], scenarios: list[dict[str, Any]], timings: dict[str, list[float]],
-                 usage: dict[str, Any] | None, answerer: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Every KPI of a run from its probe records, scenario records, timings and usage."""
-    scored = [p for p in probes if p["status"] == "scored"]
-    syn = [p for p in scored if p["phase"] == "synthesis"]
-    rec = [p for p in scored if p["phase"] == "recall"]
-    out = _accuracy(rec, syn, scored)
-    out += _groups(syn, rec)
-    out += _engine(scenarios)
-    out += _cost(scored, usage, answerer)
-    out += _latency(timings)
-    return out
+@dataclass(frozen=True)
+class ProbeMetric:
+    """A KPI computed from one outcome per scored probe record.
+
+    ``read`` gives a probe's outcome (bool for ``rate`` and ``count``, a number for ``mean``)
+    or None when the probe does not count. Only probes in ``phases``, feeding ``feeds`` (when
+    set) and, with ``ranked``, not abstention probes are read. ``kind``: ``rate`` (percent of
+    true outcomes, Wilson interval), ``mean`` (a score, normal interval) or ``count`` (number of
+    true outcomes).
+    """
+
+    group: str
+    name: str
+    kind: str
+    read: Callable[[Record], bool | float | None]
+    phases: tuple[str, ...] = ("synthesis",)
+    feeds: str | None = None
+    ranked: bool = False
+    better: str | None = UP
+
+    def outcomes(self, probes: list[Record]) -> dict[Key, bool | float]:
+        """Each counted probe's outcome by (scenario, probe id, phase)."""
+        out: dict[Key, bool | float] = {}
+        for p in probes:
+            if p["status"] != "scored" or p["phase"] not in self.phases:
+                continue
+            if (self.feeds and self.feeds not in p["groups"]) or (self.ranked and p["abstain"]):
+                continue
+            value = self.read(p)
+            if value is not None:
+                out[(p["scenario"], p["id"], p["phase"])] = value
+        return out
+
+    def compute(self, probes: list[Record]) -> Record:
+        """The KPI record over ``probes``."""
+        values = list(self.outcomes(probes).values())
+        if self.kind == "rate":
+            return rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
+        if self.kind == "mean":
+            mean, ci = mean_ci([float(v) for v in values])
+            return kpi(self.group, self.name, mean, "score", self.better, len(values), ci)
+        return kpi(self.group, self.name, sum(1 for v in values if v) if values else None, "count", self.better,
+                   len(values))
 
 
-def _ranked(ps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [p for p in ps if not p["abstain"]]
+def _field(name: str) -> Callable[[Record], Any]:
+    return lambda p: p[name]
 
 
-def _in(ps: list[dict[str, Any]], group: str) -> list[dict[str, Any]]:
-    return [p for p in ps if group in p["groups"]]
-
-
-def _mrr(ps: list[dict[str, Any]], group: str) -> dict[str, Any]:
-    values = [p["rr"] for p in _ranked(ps) if p["rr"] is not None]
-    mean, ci = mean_ci(values)
-    return kpi(group, "MRR" if group == "accuracy" else f"{group} MRR", mean, "score", UP, len(values), ci)
-
-
-def _accuracy(rec: list[dict[str, Any]], syn: list[dict[str, Any]], both: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    leak_checked = [p for p in both if p["leak_checked"]]
-    return [
-        rate_kpi("accuracy", "pack hit (recall)", rate([p["hit"] for p in _ranked(rec)])),
-        rate_kpi("accuracy", "pack hit", rate([p["hit"] for p in _ranked(syn)])),
-        _mrr(syn, "accuracy"),
-        rate_kpi("accuracy", "extractive answer", rate([p["answer_ok"] for p in syn])),
-        rate_kpi("accuracy", "model answer", rate([p["llm_ok"] for p in syn])),
-        rate_kpi("accuracy", "captured", rate([p["captured"] for p in syn])),
-        kpi("accuracy", "leaks", sum(1 for p in leak_checked if p["leak"]) if leak_checked else None, "count", DOWN,
-            len(leak_checked)),
-    ]
-
-
-def _groups(syn: list[dict[str, Any]], rec: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    learning, surprise, conflicts = _in(syn, "learning"), _in(syn, "surprise"), _in(syn, "conflicts")
-    hit_syn, hit_rec = rate([p["hit"] for p in _ranked(syn)]), rate([p["hit"] for p in _ranked(rec)])
-    gain = None if hit_syn.value is None or hit_rec.value is None else 100 * (hit_syn.value - hit_rec.value)
-    forgetting, abstention = _in(syn + rec, "forgetting"), _in(syn, "abstention")
-    return [
-        rate_kpi("learning", "lesson in pack", rate([p["hit"] for p in _ranked(learning)])),
-        rate_kpi("learning", "lesson answered", rate([p["llm_ok"] for p in learning])),
-        rate_kpi("learning", "lesson captured", rate([p["captured"] for p in learning])),
-        kpi("learning", "synthesis gain", gain, "points", UP, min(hit_syn.n, hit_rec.n)),
-        rate_kpi("surprise", "surprise in pack", rate([p["hit"] for p in _ranked(surprise)])),
-        _mrr(surprise, "surprise"),
-        rate_kpi("surprise", "surprise answered", rate([p["llm_ok"] for p in surprise])),
-        rate_kpi("conflicts", "disagreement in pack", rate([p["hit"] for p in _ranked(conflicts)])),
-        rate_kpi("conflicts", "fresh first", rate([p["fresh_first"] for p in syn])),
-        rate_kpi("freshness", "current value in pack", rate([p["hit"] for p in _ranked(_in(syn, "freshness"))])),
-        rate_kpi("freshness", "current value answered", rate([p["answer_ok"] for p in _in(syn, "freshness")])),
-        rate_kpi("leaks", "leak-free packs", rate([not p["leak"] for p in _in(syn + rec, "leaks") if p["leak_checked"]])),
-        rate_kpi("abstention", "pack invents nothing", rate([not p["invented"] for p in abstention if p["invented"] is not None])),
-        rate_kpi("abstention", "model abstains", rate([p["llm_ok"] for p in abstention])),
-        rate_kpi("forgetting", "residue", rate([_residue(p) for p in forgetting]), DOWN),
-    ]
-
-
-def _residue(p: dict[str, Any]) -> bool | None:
-    """Whether a forgetting probe's pack still holds a forgotten string (None: not checked)."""
-    if p["abstain"]:
-        return p["invented"]
+def _leak(p: Record) -> bool | None:
     return p["leak"] if p["leak_checked"] else None
 
 
-def _engine(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _no_leak(p: Record) -> bool | None:
+    return None if not p["leak_checked"] else not p["leak"]
+
+
+def _invents_nothing(p: Record) -> bool | None:
+    return None if p["invented"] is None else not p["invented"]
+
+
+def _residue(p: Record) -> bool | None:
+    """Whether a forgetting probe's pack still holds a forgotten string (None: not checked)."""
+    return p["invented"] if p["abstain"] else _leak(p)
+
+
+BOTH = ("recall", "synthesis")
+PROBE_METRICS: tuple[ProbeMetric, ...] = (
+    ProbeMetric("accuracy", "pack hit (recall)", "rate", _field("hit"), ("recall",), ranked=True),
+    ProbeMetric("accuracy", "pack hit", "rate", _field("hit"), ranked=True),
+    ProbeMetric("accuracy", "MRR", "mean", _field("rr"), ranked=True),
+    ProbeMetric("accuracy", "extractive answer", "rate", _field("answer_ok")),
+    ProbeMetric("accuracy", "model answer", "rate", _field("llm_ok")),
+    ProbeMetric("accuracy", "captured", "rate", _field("captured")),
+    ProbeMetric("accuracy", "leaks", "count", _leak, BOTH, better=DOWN),
+    ProbeMetric("learning", "lesson in pack", "rate", _field("hit"), feeds="learning", ranked=True),
+    ProbeMetric("learning", "lesson answered", "rate", _field("llm_ok"), feeds="learning"),
+    ProbeMetric("learning", "lesson captured", "rate", _field("captured"), feeds="learning"),
+    ProbeMetric("surprise", "surprise in pack", "rate", _field("hit"), feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise MRR", "mean", _field("rr"), feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise answered", "rate", _field("llm_ok"), feeds="surprise"),
+    ProbeMetric("conflicts", "disagreement in pack", "rate", _field("hit"), feeds="conflicts", ranked=True),
+    ProbeMetric("conflicts", "fresh first", "rate", _field("fresh_first")),
+    ProbeMetric("freshness", "current value in pack", "rate", _field("hit"), feeds="freshness", ranked=True),
+    ProbeMetric("freshness", "current value answered", "rate", _field("answer_ok"), feeds="freshness"),
+    ProbeMetric("leaks", "leak-free packs", "rate", _no_leak, BOTH, feeds="leaks"),
+    ProbeMetric("abstention", "pack invents nothing", "rate", _invents_nothing, feeds="abstention"),
+    ProbeMetric("abstention", "model abstains", "rate", _field("llm_ok"), feeds="abstention"),
+    ProbeMetric("forgetting", "residue", "rate", _residue, BOTH, feeds="forgetting", better=DOWN),
+)
+METRICS_BY_NAME = {(m.group, m.name): m for m in PROBE_METRICS}
+
+
+def compute_kpis(probes: list[Record], scenarios: list[Record], timings: dict[str, list[float]],
+                 usage: Record | None, answerer: Record | None) -> list[Record]:
+    """Every KPI of a run from its probe records, scenario records, timings and usage, ordered
+    by :data:`GROUPS`."""
+    out = [m.compute(probes) for m in PROBE_METRICS]
+    out.append(_gain(probes))
+    out += _derived(probes, scenarios)
+    out += _cost(probes, usage, answerer)
+    out += _latency(timings)
+    return sorted(out, key=lambda k: GROUPS.index(k["group"]))
+
+
+def _gain(probes: list[Record]) -> Record:
+    """Synthesis gain: pack-hit % after synthesis minus before, in points."""
+    syn = METRICS_BY_NAME[("accuracy", "pack hit")].outcomes(probes)
+    rec = METRICS_BY_NAME[("accuracy", "pack hit (recall)")].outcomes(probes)
+    hit_syn, hit_rec = rate([bool(v) for v in syn.values()]), rate([bool(v) for v in rec.values()])
+    gain = None if hit_syn.value is None or hit_rec.value is None else 100 * (hit_syn.value - hit_rec.value)
+    return kpi("learning", "synthesis gain", gain, "points", UP, min(hit_syn.n, hit_rec.n))
+
+
+def _derived(probes: list[Record], scenarios: list[Record]) -> list[Record]:
+    """KPIs over what the engine built and holds (beliefs, facts, conflicts); null unless the
+    engine builds (``built``) or can be inspected (``derived``)."""
     syn = [s.get("synthesis", {}) for s in scenarios]
     built = [s["built"] for s in syn if s.get("built") is not None]
-    derived = [t for s in syn if s.get("derived") for t in s["derived"].values()]
-    inspected = bool(derived)
-    conflicts = sum(len(t["conflicts"]) for t in derived)
-    confidences = [c for t in derived for c in t["confidences"]]
+    tenants = [t for s in syn if s.get("derived") for t in s["derived"].values()]
+    inspected = bool(tenants)
+
+    def total(count: Callable[[Record], int]) -> int | None:
+        return sum(count(t) for t in tenants) if inspected else None
+
+    confidences = [c for t in tenants for c in t["confidences"]]
     mean_conf, ci = mean_ci(confidences)
     return [
         kpi("learning", "beliefs built", sum(built) if built else None, "count", None, len(built)),
-        kpi("learning", "beliefs held", sum(len(t["beliefs"]) for t in derived) if inspected else None, "count", None, len(derived)),
-        kpi("learning", "facts held", sum(len(t["facts"]) for t in derived) if inspected else None, "count", None, len(derived)),
+        kpi("learning", "beliefs held", total(lambda t: len(t["beliefs"])), "count", None, len(tenants)),
+        kpi("learning", "beliefs not supported",
+            total(lambda t: sum(n for s, n in t["stances"].items() if s != "supported")), "count", None, len(tenants)),
+        kpi("learning", "facts held", total(lambda t: len(t["facts"])), "count", None, len(tenants)),
         kpi("learning", "belief confidence", mean_conf, "score", None, len(confidences), ci),
-        kpi("conflicts", "conflicts raised", conflicts if inspected else None, "count", None, len(derived)),
+        *_conflicts(probes, scenarios),
     ]
 
 
-def _cost(scored: list[dict[str, Any]], usage: dict[str, Any] | None, answerer: dict[str, Any] | None) -> list[dict[str, Any]]:
-    tokens = [p["tokens"] for p in scored if p["tokens"] is not None]
-    mean, ci = mean_ci([float(t) for t in tokens])
-    usage = usage or {}
-    answerer = answerer or {}
+def _conflicts(probes: list[Record], scenarios: list[Record]) -> list[Record]:
+    """Planted conflicts flagged, spurious conflicts and conflicts raised.
+
+    A planted conflict is a ``conflicts`` probe with ``expect`` words: it is flagged when its
+    words (or one ``accept`` alternative) appear in one conflict raised in its scenario. A
+    conflict raised in a scenario none of whose probes feed ``conflicts`` or ``freshness`` is
+    spurious. Only scenarios whose derived layers were inspected count.
+    """
+    lines = {s["id"]: [c for t in s["synthesis"]["derived"].values() for c in t["conflicts"]]
+             for s in scenarios if s.get("synthesis", {}).get("derived")}
+    planted: dict[tuple[str, str], bool] = {}
+    for p in probes:
+        if p["scenario"] in lines and "conflicts" in p["groups"] and p["expect"]:
+            planted[(p["scenario"], p["id"])] = any(_flags(line, p) for line in lines[p["scenario"]])
+    feeding = {p["scenario"] for p in probes if {"conflicts", "freshness"} & set(p["groups"])}
+    outside = [len(found) for sid, found in lines.items() if sid not in feeding]
     return [
-        kpi("cost", "pack tokens (mean)", mean, "tokens", DOWN, len(tokens), ci),
-        kpi("cost", "engine models $", usage.get("cost_usd"), "usd", DOWN, usage.get("calls", 0)),
-        kpi("cost", "engine model tokens", usage.get("tokens") if usage else None, "tokens", DOWN, usage.get("calls", 0)),
-        kpi("cost", "answerer $", answerer.get("cost_usd"), "usd", DOWN, answerer.get("calls", 0)),
-        kpi("cost", "answerer tokens", answerer.get("tokens"), "tokens", DOWN, answerer.get("calls", 0)),
+        rate_kpi("conflicts", "planted conflicts flagged", rate(list(planted.values()))),
+        kpi("conflicts", "spurious conflicts", sum(outside) if outside else None, "count", DOWN, len(outside)),
+        kpi("conflicts", "conflicts raised", sum(len(f) for f in lines.values()) if lines else None, "count", None,
+            len(lines)),
     ]
 
 
-def _latency(timings: dict[str, list[float]]) -> list[dict[str, Any]]:
+def _flags(line: str, p: Record) -> bool:
+    expect, mode = tuple(p["expect"]), p["match"]
+    return holds_all(line, expect, mode) or any(holds_all(line, tuple(a), mode) for a in p["accept"])
+
+
+def _cost(probes: list[Record], usage: Record | None, answerer: Record | None) -> list[Record]:
+    """Pack tokens, the engine's model usage (total and by role), the answerer's, and the cost
+    per correct answer = (engine $ + answerer $) ÷ correct answers over both phases (model-graded
+    when any probe was, else extractive); null without an engine price or with no correct answer."""
+    scored = [p for p in probes if p["status"] == "scored"]
+    tokens = [float(p["tokens"]) for p in scored if p["tokens"] is not None]
+    mean, ci = mean_ci(tokens)
+    u, a = usage or {}, answerer or {}
+    calls = u.get("calls", 0)
+    out = [
+        kpi("cost", "pack tokens (mean)", mean, "tokens", DOWN, len(tokens), ci),
+        kpi("cost", "engine models $", u.get("cost_usd"), "usd", DOWN, calls),
+        kpi("cost", "engine model calls", u.get("calls"), "count", DOWN, calls),
+        kpi("cost", "engine model tokens", u.get("tokens"), "tokens", DOWN, calls),
+    ]
+    out += [kpi("cost", f"engine $: {role}", cost, "usd", DOWN, calls) for role, cost in sorted(u.get("by_role", {}).items())]
+    out += [
+        kpi("cost", "answerer $", a.get("cost_usd"), "usd", DOWN, a.get("calls", 0)),
+        kpi("cost", "answerer tokens", a.get("tokens"), "tokens", DOWN, a.get("calls", 0)),
+        _per_correct(scored, u.get("cost_usd"), a.get("cost_usd") if answerer else 0.0),
+    ]
+    return out
+
+
+def _per_correct(scored: list[Record], engine_usd: float | None, answerer_usd: float | None) -> Record:
+    graded = "llm_ok" if any(p["llm_ok"] is not None for p in scored) else "answer_ok"
+    correct = sum(1 for p in scored if p[graded])
+    known = engine_usd is not None and answerer_usd is not None and correct > 0
+    value = (engine_usd + answerer_usd) / correct if known else None  # type: ignore[operator]
+    return kpi("cost", "per correct answer", value, "usd", DOWN, correct)
+
+
+def _percentile_kpi(name: str, samples: list[float], label: str, q: float) -> Record:
+    """A latency percentile; null below ceil(1 / (1 − q)) samples, where it would be the maximum."""
+    enough = len(samples) >= math.ceil(round(1 / (1 - q), 6)) if q > 0.5 else bool(samples)
+    return kpi("latency", f"{name} {label}", percentile(samples, q) if enough else None, "ms", DOWN, len(samples))
+
+
+def _latency(timings: dict[str, list[float]]) -> list[Record]:
     pre = [v for k, vs in timings.items() if k.startswith("pre_turn") for v in vs]
     probe = [v for k, vs in timings.items() if k.startswith("probe ") for v in vs]
     drain = timings.get("enrichment (queue drained)", [])
     builds = timings.get("synthesis (all builds)", [])
-    out = [kpi("latency", f"pre_turn {n}", percentile(pre, q), "ms", DOWN, len(pre)) for n, q in (("p50", .5), ("p95", .95), ("p99", .99))]
-    out += [kpi("latency", f"probe {n}", percentile(probe, q), "ms", DOWN, len(probe)) for n, q in (("p50", .5), ("p95", .95))]
+    out = [_percentile_kpi(name, samples, label, q) for name, samples in (("pre_turn", pre), ("probe", probe))
+           for label, q in (("p50", .5), ("p95", .95), ("p99", .99))]
     out.append(kpi("latency", "enrichment drain", sum(drain) if drain else None, "ms", DOWN, len(drain)))
     out.append(kpi("latency", "belief builds", sum(builds) if builds else None, "ms", DOWN, len(builds)))
     return out
