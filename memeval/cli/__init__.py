@@ -20,6 +20,8 @@ COMMANDS = (
     "plan",
     "schema",
     "serve",
+    "compare",
+    "sweep",
 )
 
 

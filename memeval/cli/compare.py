@@ -1,0 +1,28 @@
+"""``memeval compare RUN.json…``: configurations against a baseline, moves beyond noise only."""
+
+from __future__ import annotations
+
+import click
+
+from memeval.compare import compare_files, regressions, render_comparison
+from memeval.errors import GateFailed
+from memeval.report.files import write_json
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--baseline", default=None, help="Profile (or label) to compare against; default: 'baseline', else the first.")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write the comparison as JSON here.")
+@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any KPI moved for the worse (▼).")
+@click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
+def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, fail_on_regression: bool,
+            templates: str | None) -> int:
+    """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline."""
+    comparison = compare_files(list(runs), baseline)
+    click.echo(render_comparison(comparison, templates=templates), nl=False)
+    if json_path:
+        write_json(json_path, comparison)
+    worse = regressions(comparison)
+    if fail_on_regression and worse:
+        raise GateFailed(f"{len(worse)} regression(s): {'; '.join(worse)}")
+    return 0

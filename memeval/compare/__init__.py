@@ -1,0 +1,47 @@
+"""Comparing runs: configurations side by side against a baseline, with statistics that
+separate signal from noise.
+
+    comparison = compare_files(["runs/a/run.json", "runs/b/run.json"])
+    text = render_comparison(comparison)
+
+Runs are grouped by profile (else label) and their repeats averaged
+(:mod:`memeval.compare.groups`); a change counts only beyond the noise rule
+(:mod:`memeval.compare.noise`) and, for KPIs read off probe outcomes, a paired test
+(:mod:`memeval.compare.paired`); :mod:`memeval.compare.table` builds the JSON result and
+:mod:`memeval.compare.view` renders it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memeval.compare.groups import group_runs, order_sides
+from memeval.compare.table import compare_sides, regressions
+from memeval.compare.view import render_comparison
+from memeval.errors import UsageError
+from memeval.report.files import read_run
+
+__all__ = ["compare_files", "compare_records", "regressions", "render_comparison"]
+
+
+def compare_records(records: list[dict[str, Any]], baseline: str | None = None) -> dict[str, Any]:
+    """Compare run records (see :mod:`memeval.compare.table` for the result).
+
+    Raises:
+        UsageError: no records, or ``baseline`` names no profile.
+    """
+    if not records:
+        raise UsageError("compare: no run.json files given")
+    return compare_sides(order_sides(group_runs(records), baseline))
+
+
+def compare_files(paths: list[str], baseline: str | None = None) -> dict[str, Any]:
+    """Read run.json files and compare them.
+
+    Raises:
+        UsageError: no files, a file that is not a run.json (the message names it), or an
+            unknown ``baseline``.
+    """
+    if not paths:
+        raise UsageError("compare: no run.json files given")
+    return compare_records([read_run(p) for p in paths], baseline)

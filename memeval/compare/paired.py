@@ -1,0 +1,74 @@
+"""Paired tests on probe-level outcomes, and the probes that flipped.
+
+A KPI declared in :data:`memeval.score.kpi.PROBE_METRICS` is read off one outcome per probe,
+so two configurations can be compared probe by probe: outcomes are matched by
+(scenario, probe id, phase). Repeats are pooled per probe: each side's *share* of a probe is
+the mean of its outcome over that side's repeats (1/0 for a pass/fail, the reciprocal rank for
+MRR). A probe is *gained* when the profile's share is higher than the baseline's, *lost* when
+lower. The p-value is the exact two-sided binomial test of gained against lost
+(:func:`memeval.score.stats.mcnemar_exact`): with one run per side this is exactly McNemar's
+test on the discordant pairs, and with repeats it is a sign test with one vote per probe, so
+repeats sharpen each probe's vote without being counted as extra independent probes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memeval.compare.groups import Side
+from memeval.score.kpi import PROBE_METRICS, Key, ProbeMetric
+from memeval.score.stats import mcnemar_exact
+
+Record = dict[str, Any]
+FLIP_METRICS = tuple(m for m in PROBE_METRICS if m.group == "accuracy" and m.kind == "rate")
+"""The outcomes the flipped-probes table lists: pack hit (both phases), answers, captured."""
+
+
+@dataclass(frozen=True)
+class PairedTest:
+    """The outcome of a paired test: probes gained and lost, probes paired, and the p-value."""
+
+    gained: int
+    lost: int
+    pairs: int
+    p: float
+
+
+def shares(side: Side, metric: ProbeMetric) -> dict[Key, tuple[float, int]]:
+    """Per probe: (mean outcome over the side's repeats that scored it, how many did)."""
+    sums: dict[Key, list[float]] = {}
+    for run in side.runs:
+        for key, value in metric.outcomes(run["probes"]).items():
+            sums.setdefault(key, []).append(float(value))
+    return {key: (sum(vs) / len(vs), len(vs)) for key, vs in sums.items()}
+
+
+def paired_test(base: Side, other: Side, metric: ProbeMetric) -> PairedTest:
+    """The paired test of ``other`` against ``base`` on ``metric``'s probe outcomes."""
+    a, b = shares(base, metric), shares(other, metric)
+    common = [k for k in a if k in b]
+    gained = sum(1 for k in common if b[k][0] > a[k][0])
+    lost = sum(1 for k in common if b[k][0] < a[k][0])
+    return PairedTest(gained, lost, len(common), mcnemar_exact(gained, lost))
+
+
+def flips(base: Side, other: Side) -> list[Record]:
+    """Every probe outcome of :data:`FLIP_METRICS` whose share differs between the sides:
+    ``{kpi, scenario, probe, phase, before, after, change}`` with the baseline's (before) and
+    the profile's (after) shares as ``k/r`` (passes over repeats) and change ``gained`` or
+    ``lost``; in probe order per KPI."""
+    out = []
+    for metric in FLIP_METRICS:
+        a, b = shares(base, metric), shares(other, metric)
+        for key in a:
+            if key in b and a[key][0] != b[key][0]:
+                out.append({"kpi": metric.name, "scenario": key[0], "probe": key[1], "phase": key[2],
+                            "before": _share_text(a[key]), "after": _share_text(b[key]),
+                            "change": "gained" if b[key][0] > a[key][0] else "lost"})
+    return out
+
+
+def _share_text(share: tuple[float, int]) -> str:
+    mean, runs = share
+    return f"{round(mean * runs)}/{runs}"

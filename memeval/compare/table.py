@@ -1,0 +1,121 @@
+"""Building the comparison: every KPI of every side against the baseline, as plain JSON data.
+
+The result (what ``--json`` and a sweep's ``summary.json`` hold)::
+
+    {"baseline": name, "alpha": 0.05,
+     "profiles": [{name, runs, labels, flags_changed}],
+     "kpis": [{group, name, unit, better, paired,
+               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark}]}],
+     "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
+     "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
+
+``value`` is the mean over the side's repeats (null when no run measured it), ``delta`` the
+profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
+:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies, and ``mark``
+one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~`` (within
+noise), or null (the baseline, or nothing to compare).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memeval.compare import noise
+from memeval.compare.groups import Side, flags_changed
+from memeval.compare.paired import flips, paired_test
+from memeval.score.kpi import GROUPS, METRICS_BY_NAME
+
+Record = dict[str, Any]
+BETTER, WORSE, CHANGED, WITHIN = "▲", "▼", "Δ", "~"
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One KPI over one side's repeats: the mean, the values, the smallest n, the spread."""
+
+    value: float | None
+    values: tuple[float, ...]
+    n: int
+    spread: float
+
+
+def summarise(side: Side, group: str, name: str) -> Summary:
+    """The KPI (group, name) averaged over the side's runs that measured it."""
+    found = [k for run in side.runs for k in run["kpis"] if k["group"] == group and k["name"] == name]
+    measured = [k for k in found if k["value"] is not None]
+    values = tuple(float(k["value"]) for k in measured)
+    mean = round(sum(values) / len(values), 4) if values else None
+    return Summary(mean, values, min((k["n"] for k in measured), default=0), round(noise.spread(list(values)), 4))
+
+
+def kpi_index(sides: list[Side]) -> list[Record]:
+    """Every KPI any run reports, ``{group, name, unit, better}``, in group order then first
+    appearance."""
+    seen: dict[tuple[str, str], Record] = {}
+    for side in sides:
+        for run in side.runs:
+            for k in run["kpis"]:
+                seen.setdefault((k["group"], k["name"]), {key: k[key] for key in ("group", "name", "unit", "better")})
+    rank = {g: i for i, g in enumerate(GROUPS)}
+    return sorted(seen.values(), key=lambda k: rank.get(k["group"], len(GROUPS)))
+
+
+def cell(meta: Record, base: Side, side: Side, is_base: bool) -> Record:
+    """One side's cell for one KPI, judged against the baseline by the noise rule."""
+    own, ref = summarise(side, meta["group"], meta["name"]), summarise(base, meta["group"], meta["name"])
+    out: Record = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
+                   "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
+                   "mark": None}
+    if is_base or own.value is None or ref.value is None:
+        return out
+    delta = round(own.value - ref.value, 4)
+    n = min(own.n, ref.n)
+    threshold = max(ref.spread, own.spread, noise.floor(meta["unit"], ref.value, n))
+    metric = METRICS_BY_NAME.get((meta["group"], meta["name"]))
+    if metric is not None:
+        test = paired_test(base, side, metric)
+        out.update(p=round(test.p, 4), gained=test.gained, lost=test.lost)
+    moved = noise.is_move(delta, threshold, out["p"])
+    out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta["better"], delta) if moved else WITHIN)
+    return out
+
+
+def _mark(better: str | None, delta: float) -> str:
+    if better is None:
+        return CHANGED
+    return BETTER if (delta > 0) == (better == "up") else WORSE
+
+
+def compare_sides(sides: list[Side]) -> Record:
+    """The comparison of every side against ``sides[0]``, the baseline (see module docstring)."""
+    base = sides[0]
+    kpis = []
+    for meta in kpi_index(sides):
+        cells = [cell(meta, base, side, i == 0) for i, side in enumerate(sides)]
+        kpis.append({**meta, "paired": (meta["group"], meta["name"]) in METRICS_BY_NAME, "cells": cells})
+    return {
+        "baseline": base.name,
+        "alpha": noise.ALPHA,
+        "profiles": [{"name": s.name, "runs": len(s.runs), "labels": [r.get("label") for r in s.runs],
+                      "flags_changed": flags_changed(base.flags, s.flags)} for s in sides],
+        "kpis": kpis,
+        "moved": {s.name: _moved(kpis, i) for i, s in enumerate(sides) if i},
+        "flips": {s.name: flips(base, s) for s in sides[1:]},
+    }
+
+
+def _moved(kpis: list[Record], index: int) -> list[Record]:
+    out = []
+    for k in kpis:
+        c = k["cells"][index]
+        if c["mark"] in (BETTER, WORSE, CHANGED):
+            out.append({"group": k["group"], "name": k["name"], "baseline": k["cells"][0]["value"], "value": c["value"],
+                        "delta": c["delta"], "p": c["p"], "mark": c["mark"]})
+    return out
+
+
+def regressions(comparison: Record) -> list[str]:
+    """``profile: KPI`` for every ▼ in a comparison."""
+    return [f"{profile}: {m['name']}" for profile, moved in comparison["moved"].items() for m in moved
+            if m["mark"] == WORSE]

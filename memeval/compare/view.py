@@ -1,0 +1,80 @@
+"""The view model of a comparison: every cell already formatted, so templates hold no logic.
+
+A cell reads ``value (Δ mark, p=…)``: Δ in pp for rates and points, ±0.00 for scores, and in %
+of the baseline otherwise (absolute when the baseline is 0); ``p`` only where a paired test
+applies. A KPI that no run measured is left out, and so is a group with no KPI left.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memeval.report.render import environment
+from memeval.report.view import DASH, fmt_kpi
+
+Record = dict[str, Any]
+
+
+def fmt_delta(delta: float, baseline: float, unit: str) -> str:
+    """Δ in the unit the comparison reads it in (see module docstring)."""
+    if unit in ("pct", "points"):
+        return f"{delta:+.1f} pp"
+    if unit == "score":
+        return f"{delta:+.2f}"
+    if baseline:
+        return f"{100 * delta / abs(baseline):+.0f}%"
+    sign = "+" if delta >= 0 else "-"
+    return f"{sign}{fmt_kpi({'value': abs(delta), 'unit': unit})}"
+
+
+def fmt_p(p: float | None) -> str:
+    """``p=0.031``, ``p<0.001``, or empty when no paired test applies."""
+    if p is None:
+        return ""
+    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
+
+
+def fmt_cell(cell: Record, baseline: float | None, unit: str) -> str:
+    """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side."""
+    value = fmt_kpi({"value": cell["value"], "unit": unit})
+    if cell["mark"] is None or baseline is None:
+        return value
+    p = fmt_p(cell["p"])
+    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''})"
+
+
+def build_view(comparison: Record) -> Record:
+    """Everything compare.md.j2 shows, formatted."""
+    names = [p["name"] for p in comparison["profiles"]]
+    shown = [k for k in comparison["kpis"] if any(c["value"] is not None for c in k["cells"])]
+    groups: dict[str, list[Record]] = {}
+    for k in shown:
+        groups.setdefault(k["group"], []).append(k)
+    tables = [{"group": group, "columns": [k["name"] for k in ks],
+               "rows": [{"profile": name, "cells": [fmt_cell(k["cells"][i], k["cells"][0]["value"], k["unit"]) for k in ks]}
+                        for i, name in enumerate(names)]} for group, ks in groups.items()]
+    units = {(k["group"], k["name"]): k["unit"] for k in comparison["kpis"]}
+    moved = [{"profile": name, "lines": [_moved_line(m, units[(m["group"], m["name"])]) for m in ms]}
+             for name, ms in comparison["moved"].items()]
+    return {
+        "c": comparison,
+        "profiles": [{"name": p["name"] + (" (baseline)" if i == 0 and p["name"] != "baseline" else ""), "runs": p["runs"],
+                      "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH}
+                     for i, p in enumerate(comparison["profiles"])],
+        "tables": tables,
+        "moved": moved,
+        "flips": [{"profile": name, **f} for name, fs in comparison["flips"].items() for f in fs],
+    }
+
+
+def _moved_line(m: Record, unit: str) -> str:
+    p = fmt_p(m["p"])
+    before, after = fmt_kpi({"value": m["baseline"], "unit": unit}), fmt_kpi({"value": m["value"], "unit": unit})
+    return (f"{m['mark']} {m['group']} / {m['name']}: {before} → {after} "
+            f"({fmt_delta(m['delta'], m['baseline'], unit)}{', ' + p if p else ''})")
+
+
+def render_comparison(comparison: Record, template: str = "compare.md.j2", templates: str | None = None,
+                      **extra: Any) -> str:
+    """Render a comparison with ``template``; ``extra`` values are passed to the template too."""
+    return environment(templates).get_template(template).render(**build_view(comparison), **extra)
