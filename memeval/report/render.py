@@ -3,6 +3,7 @@ since pack text is untrusted input). ``templates`` may point at a user's own fol
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jinja2
@@ -25,5 +26,7 @@ def environment(templates: str | None = None) -> jinja2.Environment:
 
 
 def render(record: dict[str, Any], template: str, templates: str | None = None) -> str:
-    """Render ``template`` (e.g. ``run.md.j2``) for a run record."""
-    return environment(templates).get_template(template).render(**build_view(record))
+    """Render ``template`` (e.g. ``run.md.j2``) for a run record. Markdown output has its runs of
+    blank lines (left by optional sections) folded to one."""
+    text = environment(templates).get_template(template).render(**build_view(record))
+    return re.sub(r"\n{3,}", "\n\n", text) if template.endswith(".md.j2") else text
