@@ -1,0 +1,77 @@
+"""`memeval run` end to end on the reference engine: run.json is valid against its schema, the
+report is written, nothing is left in the engine, and probes never see each other's questions."""
+
+import json
+import os
+
+import jsonschema
+import pytest
+
+from memeval.cli import main
+from memeval.engines.reference import create
+from memeval.run.options import RunOptions
+from memeval.run.suite import run_suite
+from memeval.spec.load import load_suite
+from memeval.spec.validate import schema
+from tests.conftest import FIXTURES
+
+MINI = os.path.join(FIXTURES, "mini.yaml")
+
+
+def _cli(args):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    return exit_.value.code
+
+
+def test_run_writes_a_schema_valid_record_and_report(tmp_path, capsys):
+    assert _cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
+    record = json.loads((tmp_path / "run.json").read_text())
+    jsonschema.Draft202012Validator(schema("run")).validate(record)
+    assert record["format_version"] == 1 and len(record["suite"]["sha256"]) == 64
+    assert {p["status"] for p in record["probes"]} == {"scored"}
+    assert all(p["pack"].startswith("# Memory") or p["pack"].startswith("---") for p in record["probes"])
+    assert all(s["cleanup"]["forgotten"] for s in record["scenarios"])
+    report = (tmp_path / "run.md").read_text()
+    assert "## Accuracy" in report and "## KPIs" in report and "## Latency (ms)" in report
+
+
+def test_bad_usage_exits_2_with_a_clear_line(tmp_path, capsys):
+    assert _cli(["run", MINI, "--only", "ofice", "--out", str(tmp_path)]) == 2
+    assert "did you mean 'office'" in capsys.readouterr().err
+    assert _cli(["run", MINI, "--label", "../escape"]) == 2
+    assert _cli(["run", MINI, "--engine", "nosuch"]) == 2
+
+
+def test_forget_all_leaves_every_tenant_empty():
+    suite = load_suite(MINI)
+    engine = create({"embedder": "none"})
+    record = run_suite(suite, engine, RunOptions(label="t"))
+    for scenario in record["scenarios"]:
+        for ns in scenario["tenants"].values():
+            assert engine.list(ns).items == ()
+
+
+def test_keep_leaves_the_data(tmp_path):
+    engine = create({"embedder": "none"})
+    record = run_suite(load_suite(MINI), engine, RunOptions(label="t", keep=True))
+    tenants = record["scenarios"][0]["tenants"]
+    assert engine.list(tenants["acme"]).items
+    assert record["scenarios"][0]["cleanup"] == {"forgotten": False, "reason": "kept (--keep)"}
+
+
+@pytest.mark.parametrize("mode", ["read_only", "isolated"])
+def test_a_probe_question_never_reaches_another_probes_pack(mode):
+    suite = load_suite(MINI)
+    suite = suite.__class__(**{**suite.__dict__, "agent": suite.agent.__class__(probe_questions=mode)})
+    record = run_suite(suite, create({"embedder": "none"}), RunOptions(label="t"))
+    questions = {p["question"] for p in record["probes"]}
+    for probe in record["probes"]:
+        for question in questions:
+            assert question not in probe["pack"], (mode, probe["id"], question)
+
+
+def test_the_forgetting_probe_sees_no_residue_and_leaks_are_caught():
+    record = run_suite(load_suite(MINI), create({"embedder": "none"}), RunOptions(label="t"))
+    forgot = next(p for p in record["probes"] if p["id"] == "forgot-vault")
+    assert forgot["invented"] is False and "7741" not in forgot["pack"]
