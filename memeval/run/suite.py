@@ -11,19 +11,26 @@ from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, Usage
 from memeval.errors import UsageError
+from memeval.run.checkpoint import Journal
 from memeval.run.options import RunOptions, check_only
 from memeval.run.scenario import ScenarioRun
 from memeval.score.kpi import compute_kpis
 from memeval.score.totals import breakdown, latency
-from memeval.spec.model import Suite
+from memeval.spec.model import Scenario, Suite
 
 FORMAT_VERSION = 1
 
 Progress = Callable[[str], None]
 
 
-def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = lambda _: None) -> dict[str, Any]:
+def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = lambda _: None,
+              journal: Journal | None = None) -> dict[str, Any]:
     """Run the chosen scenarios of ``suite`` on ``engine``; return the run record.
+
+    With a ``journal``, each finished scenario is appended to disk, scenarios it already holds
+    are taken from it, and what a killed run left in the engine is cleaned first. Ctrl-C stops
+    after the current scenario's cleanup; the record then has ``interrupted: true`` and holds
+    every scenario finished so far.
 
     Raises:
         UsageError: an option the engine cannot honour (e.g. isolated probe questions without forget).
@@ -33,30 +40,56 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     caps = frozenset(info.capabilities)
     if suite.agent.probe_questions == "isolated" and "forget" not in caps:
         raise UsageError(f"agent.probe_questions: isolated needs an engine that can forget; {info.name} cannot")
-    run_id = str(int(time.time()))
+    run_id = journal.run_id if journal else str(int(time.time()))
+    for note in journal.clean_leftovers(engine, caps) if journal else []:
+        progress(note)
+    entries, interrupted = [], False
+    try:
+        for scenario in suite.scenarios:
+            if options.only and scenario.id not in options.only:
+                continue
+            if journal and scenario.id in journal.done:
+                entries.append(journal.done[scenario.id])
+                progress(f"scenario {scenario.id}: taken from the checkpoint")
+                continue
+            entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, journal))
+    except KeyboardInterrupt:
+        interrupted = True
+        progress("interrupted: writing what was finished")
+    record = assemble(suite, info.to_json(), options, run_id, entries, None)
+    record["interrupted"] = interrupted
+    return record
+
+
+def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
+             options: RunOptions, progress: Progress, journal: Journal | None) -> dict[str, Any]:
+    before = engine.usage() if "usage" in caps else None
+    progress(f"scenario {scenario.id}: running")
     timings = Timings()
-    scenarios, probes = [], []
-    usage_start = engine.usage() if "usage" in caps else None
-    for scenario in suite.scenarios:
-        if options.only and scenario.id not in options.only:
-            continue
-        before = engine.usage() if "usage" in caps else None
-        progress(f"scenario {scenario.id}: running")
-        runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
-        record = runner.run()
-        if before is not None:
-            record["usage"] = _usage_json(engine.usage().minus(before))
-        scenarios.append(record)
-        probes += runner.probes
-        progress(_line(record, runner.probes))
-    usage = _usage_json(engine.usage().minus(usage_start)) if usage_start is not None else None
-    return assemble(suite, info.to_json(), options, run_id, scenarios, probes, timings.samples, usage)
+    runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
+    if journal:
+        journal.started(scenario.id, runner.state.namespaces)
+    record = runner.run()
+    usage = _usage_json(engine.usage().minus(before)) if before is not None else None
+    entry = {"scenario": record, "probes": runner.probes, "timings": timings.samples, "usage": usage}
+    if journal:
+        journal.finished(entry)
+    progress(_line(record, runner.probes))
+    return entry
 
 
 def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run_id: str,
-             scenarios: list[dict[str, Any]], probes: list[dict[str, Any]], timings: dict[str, list[float]],
-             usage: dict[str, Any] | None, answerer: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run record from its parts; totals, latency and KPIs are derived by :func:`derive`."""
+             entries: list[dict[str, Any]], answerer: dict[str, Any] | None) -> dict[str, Any]:
+    """The run record from per-scenario entries; totals, latency and KPIs come from :func:`derive`."""
+    scenarios = []
+    for entry in entries:
+        scenarios.append({**entry["scenario"], "usage": entry["usage"]})
+    probes = [p for entry in entries for p in entry["probes"]]
+    timings: dict[str, list[float]] = {}
+    for entry in entries:
+        for label, samples in entry["timings"].items():
+            timings.setdefault(label, []).extend(samples)
+    usage = _sum_usage([e["usage"] for e in entries if e["usage"] is not None])
     record = {
         "format_version": FORMAT_VERSION,
         "memeval_version": __version__,
@@ -92,6 +125,18 @@ def derive(record: dict[str, Any]) -> dict[str, Any]:
 def _options_json(options: RunOptions) -> dict[str, Any]:
     return {"engine": options.engine, "only": list(options.only), "keep": options.keep,
             "enrich_wait_s": options.enrich_wait_s, "settle_timeout_s": options.settle_timeout_s, "llm": options.llm}
+
+
+def _sum_usage(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    if not parts:
+        return None
+    costs = [p["cost_usd"] for p in parts]
+    roles: dict[str, float] = {}
+    for part in parts:
+        for role, cost in part["by_role"].items():
+            roles[role] = round(roles.get(role, 0.0) + cost, 6)
+    return {"calls": sum(p["calls"] for p in parts), "tokens": sum(p["tokens"] for p in parts),
+            "cost_usd": None if None in costs else round(sum(costs), 6), "by_role": roles}
 
 
 def _usage_json(usage: Usage) -> dict[str, Any]:

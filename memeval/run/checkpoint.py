@@ -1,0 +1,122 @@
+"""The run journal: results appended to disk as each scenario finishes, so a killed run loses at
+most the scenario it was in and can be resumed.
+
+``<out>/checkpoint.jsonl`` holds one JSON object per line: a header (suite hash, engine, the
+scenarios asked for, run id), then ``started`` (a scenario began, with its engine tenants) and
+``finished`` (its complete record, probes, timings and usage) lines. Each line is flushed and
+fsynced before the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from memeval.engines.base import Engine
+from memeval.errors import EngineError, Unsupported, UsageError
+
+FILE = "checkpoint.jsonl"
+_MATCH = ("suite_sha256", "engine", "only")
+
+
+class Journal:
+    """An open checkpoint file. Use :meth:`start` for a new run and :meth:`resume` to continue one."""
+
+    def __init__(self, path: str, header: dict[str, Any], done: dict[str, dict[str, Any]],
+                 leftovers: dict[str, dict[str, str]]):
+        self.path, self.header, self.done, self.leftovers = path, header, done, leftovers
+
+    @property
+    def run_id(self) -> str:
+        """The run id every scenario's tenants are named with (kept across a resume)."""
+        return str(self.header["run_id"])
+
+    @classmethod
+    def start(cls, folder: str, header: dict[str, Any]) -> "Journal":
+        """Begin a fresh journal in ``folder``, replacing any earlier one."""
+        path = os.path.join(folder, FILE)
+        with open(path, "w", encoding="utf-8") as fh:
+            _append(fh, {"kind": "header", **header})
+        return cls(path, header, {}, {})
+
+    @classmethod
+    def resume(cls, folder: str, header: dict[str, Any]) -> "Journal":
+        """Reopen the journal in ``folder``.
+
+        Raises:
+            UsageError: there is no journal, or it belongs to another suite, engine or --only.
+        """
+        path = os.path.join(folder, FILE)
+        lines = _read(path)
+        old = lines[0]
+        for key in _MATCH:
+            if old.get(key) != header.get(key):
+                raise UsageError(f"--resume {folder}: the run used {key} {old.get(key)!r}, this one {header.get(key)!r}; "
+                                 "resume with the same suite, engine and --only, or start a new run")
+        done = {e["scenario"]["id"]: e for e in lines[1:] if e["kind"] == "finished"}
+        started = {e["scenario"]: e["tenants"] for e in lines[1:] if e["kind"] == "started"}
+        leftovers = {sid: tenants for sid, tenants in started.items() if sid not in done}
+        return cls(path, {k: v for k, v in old.items() if k != "kind"}, done, leftovers)
+
+    def started(self, scenario: str, tenants: dict[str, str]) -> None:
+        """Record that a scenario began writing under these engine tenants."""
+        self._write({"kind": "started", "scenario": scenario, "tenants": tenants})
+
+    def finished(self, entry: dict[str, Any]) -> None:
+        """Record a finished scenario (its record, probes, timings and usage)."""
+        self._write({"kind": "finished", **entry})
+
+    def clean_leftovers(self, engine: Engine, capabilities: frozenset[str]) -> list[str]:
+        """Remove what a killed run's unfinished scenarios left in the engine; returns notes on
+        anything that could not be removed."""
+        notes = []
+        for sid, tenants in self.leftovers.items():
+            for ns in tenants.values():
+                try:
+                    _forget_tenant(engine, ns, capabilities)
+                except (EngineError, Unsupported) as err:
+                    notes.append(f"{sid}: could not clean tenant {ns}: {err}")
+        return notes
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            _append(fh, entry)
+
+
+def _forget_tenant(engine: Engine, ns: str, capabilities: frozenset[str]) -> None:
+    if "erase" in capabilities:
+        engine.erase(ns)
+        return
+    if "forget" not in capabilities:
+        raise Unsupported("the engine cannot forget")
+    while True:
+        page = engine.list(ns, None, 100)
+        if not page.items:
+            return
+        engine.forget(ns, tuple(i.id for i in page.items))
+
+
+def _append(fh: Any, entry: dict[str, Any]) -> None:
+    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def _read(path: str) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            raw = fh.read().splitlines()
+    except OSError:
+        raise UsageError(f"--resume: no checkpoint at {path}; nothing to resume") from None
+    lines = []
+    for n, text in enumerate(raw, 1):
+        try:
+            lines.append(json.loads(text))
+        except ValueError:
+            if n == len(raw):
+                break  # a line cut short by the kill: the scenario it recorded runs again
+            raise UsageError(f"--resume: {path} line {n} is damaged; start a new run") from None
+    if not lines or lines[0].get("kind") != "header":
+        raise UsageError(f"--resume: {path} has no header; start a new run")
+    return lines
