@@ -1,0 +1,317 @@
+"""HTTP plumbing shared by the HTTP engine adapters: retries, backoff, pacing, error mapping.
+
+Every request goes through :meth:`HttpClient.call`, which
+
+- sends ``Authorization: Bearer <key>``; the key lives in a :class:`Secret` and is never put in
+  a log record, an exception, a repr or ``EngineInfo.settings``;
+- retries according to the call's :class:`Retry` class, at most ``attempts`` times (six for
+  ``503 AUTHORIZATION_STATE_CHANGED``), sleeping ``retry_base_s * 2**n`` between attempts, or
+  the server's numeric ``Retry-After`` / ``RateLimit-Reset`` on 429 and 503 (capped at 10 s);
+- optionally paces requests to ``requests_per_minute`` (a hosted API's rate limit);
+- turns every failure into an :class:`memeval.errors.EngineError` with a one-line reason that
+  names the adapter, the route and the status: :class:`HttpStatusError` for a non-2xx answer,
+  a plain ``EngineError`` for a transport failure.
+
+Log records (logger ``memeval.engines.http``) carry method, route, status, time and attempt,
+never headers or bodies.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
+from enum import Enum
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from memeval.errors import EngineError, UsageError
+from memeval.suggest import did_you_mean
+
+log = logging.getLogger("memeval.engines.http")
+
+TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
+REFUSED = frozenset({429, 503})
+MAX_SERVER_DELAY_S = 10.0
+STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
+STATE_CHANGED_ATTEMPTS = 6
+REASON_CHARS = 200
+
+
+class Secret:
+    """A credential that never shows itself: ``repr`` and ``str`` are masked."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        """The credential itself, for the Authorization header only."""
+        return self._value
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every occurrence of the credential masked."""
+        return text.replace(self._value, "***") if self._value else text
+
+    def __repr__(self) -> str:
+        return "Secret(***)"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    """An HTTP adapter's settings (engine YAML ``settings`` plus overrides). Times in seconds.
+
+    ``url``: the base URL; cleartext ``http://`` only to a loopback host unless ``allow_http``.
+    ``attempts``: tries per request; ``retry_base_s``: first backoff delay, doubled per retry.
+    ``requests_per_minute``: pace requests (0 = no pacing). ``concurrency``: parallel requests
+    of one recall or inspection. ``lookup_timeout_s``: how long to look for a write whose outcome
+    is unknown.
+    """
+
+    url: str
+    timeout_s: float = 60.0
+    connect_timeout_s: float = 10.0
+    attempts: int = 3
+    retry_base_s: float = 0.25
+    requests_per_minute: float = 0.0
+    concurrency: int = 4
+    allow_http: bool = False
+    lookup_timeout_s: float = 30.0
+
+    def public(self) -> dict[str, Any]:
+        """The settings for ``EngineInfo.settings``: no credentials (user info is cut from the URL)."""
+        parts = urlsplit(self.url)
+        return {**asdict(self), "url": urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))}
+
+
+def http_settings(adapter: str, settings: Mapping[str, Any], url_env: str, environ: Mapping[str, str],
+                  default_url: str | None = None) -> HttpSettings:
+    """Settings from an engine definition; the URL from ``settings.url``, else ``environ[url_env]``,
+    else ``default_url``.
+
+    Raises:
+        UsageError: an unknown setting, a value of the wrong type, no URL, or cleartext HTTP to a
+            host that is not loopback (without ``allow_http``).
+    """
+    known = {f.name: f for f in fields(HttpSettings)}
+    for name in settings:
+        if name not in known:
+            raise UsageError(f"{adapter}: unknown setting {name!r}{did_you_mean(name, known)}")
+    url = str(settings.get("url") or environ.get(url_env) or default_url or "")
+    if not url:
+        raise UsageError(f"{adapter}: no server URL; set {url_env} or settings.url")
+    values: dict[str, Any] = {"url": url}
+    for name, value in settings.items():
+        if name == "url":
+            continue
+        kind = type(getattr(HttpSettings, name))
+        if isinstance(value, bool) != (kind is bool) or not isinstance(value, (int, float)) or value < 0:
+            raise UsageError(f"{adapter}: setting {name} must be a non-negative {kind.__name__}, not {value!r}")
+        values[name] = kind(value)
+    result = HttpSettings(**values)
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{adapter}: {url_env} must be an http(s) URL")
+    if parts.scheme == "http" and not result.allow_http and not _loopback(parts.hostname):
+        raise UsageError(f"{adapter}: cleartext http:// only to a loopback host (set allow_http: true to override)")
+    return result
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Retry(Enum):
+    """When a request may be sent again.
+
+    ``READ``: any transient status (408/429/5xx) or transport failure; for reads and for writes
+    whose body carries an idempotency key (a resend is a replay that stores nothing).
+    ``ONCE``: only when the server certainly did not act: 429, 503, or a connection that was
+    never made. A timeout or a 500 after sending leaves the outcome unknown, so it is raised.
+    """
+
+    READ = "read"
+    ONCE = "once"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A 2xx answer: status, decoded body (None when empty) and headers."""
+
+    status: int
+    body: Any
+    headers: Mapping[str, str]
+
+
+class HttpStatusError(EngineError):
+    """A non-2xx answer after the retries allowed. ``attempts`` is how many were sent."""
+
+    def __init__(self, reason: str, status: int, code: str, attempts: int):
+        super().__init__(reason)
+        self.status, self.code, self.attempts = status, code, attempts
+
+
+class EnvelopeFailure(Exception):
+    """Raised by a ``decode`` hook for a body that reports failure inside a 2xx answer."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+def error_fields(body: Any) -> tuple[str, str]:
+    """(code, message) of an error body: ``{error_code, message}``, ``{error, errorCode}`` or
+    ``{error: {message, type}}``; empty strings where the body says nothing."""
+    if not isinstance(body, dict):
+        return "", ""
+    error = body.get("error")
+    if isinstance(error, dict):
+        return str(error.get("code") or error.get("type") or ""), str(error.get("message") or "")
+    code = body.get("error_code") or body.get("errorCode") or body.get("code") or ""
+    message = body.get("message") or (error if isinstance(error, str) else "") or ""
+    return str(code), str(message)
+
+
+class HttpClient:
+    """One base URL, one bearer key, the retry rules above. Thread-safe.
+
+    ``name`` prefixes every error (``cortex POST v1/recall: ...``); ``key_env`` names the
+    variable to check on 401/403. ``decode`` turns a 2xx JSON body into the caller's value (e.g.
+    unwraps an envelope) and may raise :class:`EnvelopeFailure`.
+    """
+
+    def __init__(self, name: str, settings: HttpSettings, key: Secret, key_env: str,
+                 decode: Callable[[Any], Any] = lambda body: body):
+        self.name, self.key_env = name, key_env
+        self.attempts, self.base_delay_s = max(1, settings.attempts), settings.retry_base_s
+        self._key, self._decode = key, decode
+        timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
+        self._http = httpx.Client(base_url=settings.url.rstrip("/") + "/", timeout=timeout)
+        rate = settings.requests_per_minute
+        self._pace_s = 60.0 / rate if rate > 0 else 0.0
+        self._pace_lock = threading.Lock()
+        self._next_slot = 0.0
+
+    def __repr__(self) -> str:
+        return f"HttpClient({self.name!r}, {str(self._http.base_url)!r})"
+
+    def call(self, method: str, route: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
+             headers: Mapping[str, str] | None = None, retry: Retry = Retry.READ) -> Reply:
+        """Send one request with retries; the decoded 2xx reply.
+
+        Raises:
+            HttpStatusError: a non-2xx answer (or an envelope failure) after the allowed retries.
+            EngineError: a transport failure (refused, reset, timeout) after the allowed retries.
+        """
+        where = f"{self.name} {method} {route}"
+        attempt = 0
+        while True:
+            attempt += 1
+            self._pace()
+            start = time.perf_counter()
+            try:
+                response = self._send(method, route, params, json, headers)
+            except httpx.TransportError as err:
+                reason = f"{where}: {type(err).__name__}: {self._line(str(err)) or 'no response'}"
+                if not _may_resend(err, retry):
+                    raise EngineError(f"{reason}; the outcome is unknown") from None
+                if attempt >= self.attempts:
+                    raise EngineError(reason + _after(attempt)) from None
+                self._wait(reason, attempt, self._backoff(attempt))
+                continue
+            log.debug("%s -> %s in %.0f ms (attempt %d)", where, response.status_code, _ms(start), attempt)
+            try:
+                return self._reply(where, response, attempt)
+            except HttpStatusError as err:
+                limit = STATE_CHANGED_ATTEMPTS if err.code == STATE_CHANGED else self.attempts
+                allowed = TRANSIENT if retry is Retry.READ else REFUSED
+                if attempt >= limit or err.status not in allowed:
+                    raise HttpStatusError(str(err) + _after(attempt), err.status, err.code, attempt) from None
+                self._wait(str(err), attempt, self._delay(response, attempt))
+
+    def close(self) -> None:
+        """Close pooled connections."""
+        self._http.close()
+
+    def _send(self, method: str, route: str, params: Mapping[str, Any] | None, body: Any,
+              headers: Mapping[str, str] | None) -> httpx.Response:
+        sent = {"Authorization": f"Bearer {self._key.reveal()}", "Accept": "application/json", **(headers or {})}
+        return self._http.request(method, route.lstrip("/"), params=params, json=body, headers=sent)
+
+    def _reply(self, where: str, response: httpx.Response, attempt: int) -> Reply:
+        try:
+            body = response.json() if response.content else None
+        except ValueError:
+            body = None
+        status = response.status_code
+        if not 200 <= status < 300:
+            code, message = error_fields(body)
+            raise self._status_error(where, status, code, message or response.reason_phrase, attempt)
+        try:
+            return Reply(status, self._decode(body), response.headers)
+        except EnvelopeFailure as failure:
+            raise self._status_error(where, status, failure.code, failure.message, attempt) from None
+
+    def _status_error(self, where: str, status: int, code: str, message: str, attempt: int) -> HttpStatusError:
+        detail = " ".join(part for part in (str(status), code) if part)
+        line = self._line(message)
+        reason = f"{where}: {detail}" + (f" ({line})" if line and line != code else "")
+        if status in (401, 403):
+            reason += f"; unauthorized (check {self.key_env})"
+        return HttpStatusError(reason, status, code, attempt)
+
+    def _line(self, text: str) -> str:
+        return " ".join(self._key.scrub(text).split())[:REASON_CHARS]
+
+    def _backoff(self, attempt: int) -> float:
+        return float(self.base_delay_s * 2 ** (attempt - 1))
+
+    def _delay(self, response: httpx.Response, attempt: int) -> float:
+        if response.status_code in REFUSED:
+            for header in ("Retry-After", "RateLimit-Reset"):
+                try:
+                    return min(max(float(response.headers.get(header, "")), 0.0), MAX_SERVER_DELAY_S)
+                except ValueError:
+                    continue
+        return self._backoff(attempt)
+
+    @staticmethod
+    def _wait(reason: str, attempt: int, delay: float) -> None:
+        log.warning("%s; retry %d in %.2f s", reason, attempt + 1, delay)
+        time.sleep(delay)
+
+    def _pace(self) -> None:
+        if not self._pace_s:
+            return
+        with self._pace_lock:
+            now = time.monotonic()
+            slot = max(now, self._next_slot)
+            self._next_slot = slot + self._pace_s
+        if slot > now:
+            time.sleep(slot - now)
+
+
+def _may_resend(err: httpx.TransportError, retry: Retry) -> bool:
+    never_sent = isinstance(err, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
+    return retry is Retry.READ or never_sent
+
+
+def _after(attempts: int) -> str:
+    return f" after {attempts} attempts" if attempts > 1 else ""
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
