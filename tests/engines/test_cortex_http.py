@@ -1,0 +1,277 @@
+"""The cortex adapter over real HTTP against the fake CortexDB, started as a real process.
+
+Faults are injected through the fake's control route (``POST v1/_fake/faults``); nothing of the
+adapter is patched. The bearer key is a planted, distinctive value so a leak would show.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
+from memeval.engines.cortex import CortexEngine, create
+from memeval.engines.cortex_layout import tenant_root
+from memeval.engines.server import free_port
+from memeval.errors import EngineError, UsageError
+from memeval.run.waits import drain, settle
+from memeval.servers.launch import RunningServer, start_server
+
+KEY = "sk-planted-CORTEX-6f1d2c9b8a7e"
+FAST = ["--index-delay", "0.05", "--enrich-delay", "0.005", "--pack-ttl", "5"]
+QUICK = {"retry_base_s": 0.01}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RunningServer]:
+    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def bitemporal_off() -> Iterator[RunningServer]:
+    env = {"CORTEX_API_KEY": KEY, "CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0"}
+    with start_server("fake_cortex", FAST, env=env) as running:
+        yield running
+
+
+def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = KEY, **settings: Any) -> CortexEngine:
+    monkeypatch.setenv("CORTEX_DB_KEY", key)
+    return create({"url": server.url, **QUICK, **settings})
+
+
+@pytest.fixture
+def engine(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    eng = connect(server, monkeypatch)
+    yield eng
+    eng.close()
+    faults(server, clear=True)
+
+
+@pytest.fixture
+def tenant() -> str:
+    return f"eval-{uuid.uuid4().hex[:8]}-office-acme"
+
+
+def faults(server: RunningServer, **body: Any) -> dict[str, Any]:
+    reply = httpx.post(f"{server.url}/v1/_fake/faults", json=body)
+    assert reply.status_code == 200, reply.text
+    return reply.json()
+
+
+def turn(tenant: str, text: str, agent: str = "support", index: int = 0, **extra: Any) -> MemoryItem:
+    at = f"2026-09-01T{9 + index // 60:02d}:{index % 60:02d}:00Z"
+    return MemoryItem(tenant, f"agent:{agent}", "turn", text, role="user", thread="move", turn=index, agent=agent,
+                      at=at, **extra)
+
+
+def write_all(engine: CortexEngine, items: list[MemoryItem]) -> None:
+    for item in items:
+        engine.write(item)
+    written: dict[str, set[str]] = {}
+    for item in items:
+        written.setdefault(item.tenant, set()).add(item.id)
+    settle(engine, written, timeout_s=5, poll_s=0.05)
+
+
+def listing(engine: CortexEngine, tenant: str, limit: int = 100) -> list[MemoryItem]:
+    items: list[MemoryItem] = []
+    cursor = None
+    while True:
+        page = engine.list(tenant, cursor, limit)
+        items += page.items
+        cursor = page.cursor
+        if cursor is None:
+            return items
+
+
+def test_write_and_list_round_trip_through_doubled_paged_listings(engine: CortexEngine, tenant: str) -> None:
+    calls = (ToolCallRef("billing.lookup", "call-1"),)
+    items = [turn(tenant, f"Note number {i} about the move.", index=i, tool_calls=calls if i % 2 else (),
+                  tags=("kind:note",)) for i in range(130)]
+    doc = MemoryItem(tenant, "source:Google Drive", "document", "The office is at 40 Canal Road.",
+                     title="Office handbook", at="2026-08-30T10:00:00Z")
+    write_all(engine, items + [doc])
+    found = listing(engine, tenant, limit=40)
+    assert len(found) == 131 and len({i.id for i in found}) == 131
+    assert found == sorted(items, key=lambda i: i.at or "", reverse=True) + [doc]
+
+
+def test_writing_the_same_item_again_is_a_replay(engine: CortexEngine, tenant: str) -> None:
+    item = turn(tenant, "Lunch order for Friday is sushi.")
+    assert engine.write(item).replayed is False
+    receipt = engine.write(item)
+    assert receipt.replayed is True and receipt.id == item.id
+    write_all(engine, [item])
+    assert listing(engine, tenant) == [item]
+
+
+def test_recall_reads_every_scope_a_prefix_node_selects(engine: CortexEngine, tenant: str) -> None:
+    write_all(engine, [
+        turn(tenant, "The parking permit costs 6500 yen.", agent="support", index=1),
+        turn(tenant, "The parking garage opens at seven.", agent="coder", index=2),
+        MemoryItem(tenant, "source:notion", "document", "Parking is free on Sundays.", at="2026-09-01T08:00:00Z"),
+        MemoryItem(tenant, "learnings", "learning", "Answer parking questions with the price first."),
+    ])
+    agents = engine.recall(RecallRequest(tenant, ("agent:",), "parking permit", 10))
+    assert [(h.item.agent, h.score) for h in agents] == [("coder", 1.0), ("support", 1.0)]  # equal rank: newest first
+    docs = engine.recall(RecallRequest(tenant, ("source:", "learnings"), "parking", 10))
+    assert {h.item.kind for h in docs} == {"document", "learning"}
+    one = engine.recall(RecallRequest(tenant, ("agent:coder",), "parking", 10))
+    assert [h.item.agent for h in one] == ["coder"]
+    newest = engine.recall(RecallRequest(tenant, ("agent:",), None, 1))
+    assert [h.item.agent for h in newest] == ["coder"]
+
+
+def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, server: RunningServer, tenant: str) -> None:
+    write_all(engine, [turn(tenant, "We moved to 40 Canal Road.")])
+    faults(server, fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
+    assert "40 Canal Road" in engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
+    assert faults(server)["fail"] == []
+    faults(server, expire_packs=True)
+    with pytest.raises(EngineError, match=r"v1/answer: 404 NOT_FOUND .*gone 3 rounds"):
+        engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
+
+
+def test_forget_cascades_to_derived_facts_and_works_without_receipts(
+        engine: CortexEngine, server: RunningServer, monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
+    alice, bob = turn(tenant, "Alice moved to Berlin.", index=1), turn(tenant, "Bob works at Acme.", index=2)
+    write_all(engine, [alice, bob])
+    assert drain(engine, 5, 0.02)["drained"]
+    assert {f.object for f in engine.inspect(tenant).facts} == {"Berlin", "Acme"}
+    other = connect(server, monkeypatch)  # knows no receipts: finds the event by its tm:i: label
+    assert other.forget(tenant, (alice.id,)) == 1
+    other.close()
+    assert {f.object for f in engine.inspect(tenant).facts} == {"Acme"}
+    assert listing(engine, tenant) == [bob]
+    assert engine.recall(RecallRequest(tenant, ("agent:",), "Alice Berlin", 5)) == []
+    assert engine.forget(tenant, (bob.id,)) == 1 and listing(engine, tenant) == []
+
+
+def test_erase_leaves_the_tenant_empty(engine: CortexEngine, server: RunningServer, tenant: str) -> None:
+    write_all(engine, [turn(tenant, "One."), turn(tenant, "Two.", agent="coder"),
+                       MemoryItem(tenant, "learnings", "learning", "Three.")])
+    engine.erase(tenant)
+    assert listing(engine, tenant) == []
+    reply = httpx.get(f"{server.url}/v1/scopes/list", params={"prefix": tenant_root(tenant), "limit": 1000},
+                      headers={"Authorization": f"Bearer {KEY}"})
+    assert reply.json()["items"] == []
+
+
+def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, server: RunningServer, tenant: str,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    faults(server, fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
+    start = time.monotonic()
+    assert engine.list(tenant).items == ()
+    assert time.monotonic() - start >= 0.9
+    assert "429 RATE_LIMITED" in caplog.text and "retry 2" in caplog.text
+
+
+def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEngine, server: RunningServer,
+                                                               tenant: str) -> None:
+    faults(server, fail=[{"route": "v1/recall", "status": 500, "count": 10}])
+    with pytest.raises(EngineError) as caught:
+        engine.recall(RecallRequest(tenant, ("learnings",), "anything", 5))
+    reason = str(caught.value)
+    assert reason == "cortex POST v1/recall: 500 INTERNAL (injected fault) after 3 attempts"
+    assert "\n" not in reason
+    assert faults(server)["fail"][0]["count"] == 7
+
+
+def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexEngine, server: RunningServer,
+                                                                  tenant: str) -> None:
+    faults(server, fail=[{"route": "v1/experience", "status": 503, "count": 4,
+                          "error_code": "AUTHORIZATION_STATE_CHANGED"}])
+    assert engine.write(turn(tenant, "Written on the fifth attempt.")).replayed is False
+    faults(server, fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
+    with pytest.raises(EngineError, match=r"v1/experience: 403 POLICY_DENIED .*unauthorized \(check CORTEX_DB_KEY\)"):
+        engine.write(turn(tenant, "Refused."))
+
+
+def test_connection_resets_are_retried_for_reads_and_idempotent_writes(engine: CortexEngine, server: RunningServer,
+                                                                        tenant: str) -> None:
+    faults(server, reset=[{"route": "v1/experience", "count": 1}, {"route": "v1/events", "count": 1}])
+    item = turn(tenant, "Survives a reset.")
+    engine.write(item)
+    write_all(engine, [item])
+    assert listing(engine, tenant) == [item]
+    assert faults(server)["reset"] == []
+
+
+def test_a_refused_connection_is_one_engine_error_after_retries(monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
+    monkeypatch.setenv("CORTEX_DB_KEY", KEY)
+    engine = create({"url": f"http://127.0.0.1:{free_port()}", **QUICK})
+    with pytest.raises(EngineError, match=r"^cortex GET v1/auth/whoami: ConnectError: .* after 3 attempts$"):
+        engine.list(tenant)
+    engine.close()
+
+
+def test_usage_grows_and_the_enrichment_backlog_drains(engine: CortexEngine, tenant: str) -> None:
+    before = engine.usage()
+    write_all(engine, [turn(tenant, f"Carol likes tea number {i}.", index=i) for i in range(5)])
+    assert drain(engine, 5, 0.02)["drained"]
+    spent = engine.usage().minus(before)
+    assert spent.calls >= 5 and spent.tokens > 0 and (spent.cost_usd or 0) > 0
+    assert spent.by_role["enrichment"] > 0
+
+
+def test_beliefs_build_and_conflicts_are_none_when_bitemporal_mode_is_off(
+        bitemporal_off: RunningServer, monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
+    engine = connect(bitemporal_off, monkeypatch)
+    write_all(engine, [turn(tenant, "Alice moved to Berlin.", index=1), turn(tenant, "Alice moved to Paris.", index=2)])
+    drain(engine, 5, 0.02)
+    assert engine.build_beliefs(tenant).built == 2
+    derived = engine.inspect(tenant)
+    assert derived.conflicts == ()
+    assert sorted(b.line() for b in derived.beliefs) == ["Alice moved to Berlin (contested, 0.90)",
+                                                         "Alice moved to Paris (supported, 0.90)"]
+    engine.close()
+
+
+def test_info_reports_server_version_capabilities_and_flags(bitemporal_off: RunningServer,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = connect(bitemporal_off, monkeypatch)
+    info = engine.info()
+    assert info.server_version == "v0.10.5-fake" and "refers_to_v1" in info.server_capabilities
+    assert info.flags == {"CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0"}
+    assert info.capabilities == {"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog"}
+    assert info.settings["url"] == bitemporal_off.url
+    engine.close()
+
+
+def test_the_key_never_appears_in_errors_logs_or_reprs(server: RunningServer, monkeypatch: pytest.MonkeyPatch,
+                                                       tenant: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    wrong = "sk-planted-WRONG-0c4e5d1f"
+    texts = []
+    for key in (KEY, wrong):
+        engine = connect(server, monkeypatch, key)
+        texts += [repr(engine), repr(engine.http), str(engine.info().to_json() if key == KEY else "")]
+        faults(server, clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
+        for action in (lambda: engine.recall(RecallRequest(tenant, ("learnings",), "x", 1)),
+                       lambda: engine.list(tenant)):
+            with pytest.raises(EngineError) as caught:
+                action()
+            texts.append(str(caught.value))
+        engine.close()
+    faults(server, clear=True)
+    assert any("unauthorized (check CORTEX_DB_KEY)" in t for t in texts)
+    for text in texts + [caplog.text]:
+        assert KEY not in text and wrong not in text
+
+
+def test_settings_are_checked_at_creation(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CORTEX_DB_URL", raising=False)
+    with pytest.raises(UsageError, match="set CORTEX_DB_URL"):
+        create({})
+    with pytest.raises(UsageError, match="only to a loopback host"):
+        create({"url": "http://cortex.example.com"})
+    with pytest.raises(UsageError, match="unknown setting 'concurency'"):
+        create({"url": "http://127.0.0.1:1", "concurency": 2})
+    assert create({"url": "http://cortex.example.com", "allow_http": True}).settings.allow_http
