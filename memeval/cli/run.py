@@ -7,6 +7,7 @@ import os
 import click
 
 from memeval.engines.definition import resolve_engine
+from memeval.engines.server import engine_server
 from memeval.errors import EXIT_ENGINE, UsageError
 from memeval.report.files import output_dir, write_json, write_text
 from memeval.report.render import render
@@ -41,11 +42,12 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
                          keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
     folder = output_dir(options.label, out)
-    engine = engine_def.create()
-    try:
-        record = run_suite(suite, engine, options, progress=(lambda _: None) if quiet else _progress)
-    finally:
-        engine.close()
+    with engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+        engine = engine_def.create(overrides)
+        try:
+            record = run_suite(suite, engine, options, progress=(lambda _: None) if quiet else _progress)
+        finally:
+            engine.close()
     write_json(os.path.join(folder, "run.json"), record)
     if json_path:
         write_json(json_path, record)

@@ -1,0 +1,192 @@
+"""Start and stop the server an engine definition describes (its ``server:`` block).
+
+::
+
+    with start_engine_server(engine_def, env_overrides={"CORTEX_BITEMPORAL_MODE": "off"},
+                             log_path="runs/x/server.log") as url:
+        engine = engine_def.create({"url": url})
+
+:func:`start_engine_server` picks a free loopback port, substitutes ``{port}`` and ``{python}``
+(this interpreter) in ``start``, ``stop``, ``ready``, ``url`` and the ``env`` values, starts
+``start`` in its own process group (working directory ``cwd``, relative to the definition
+file; default the current one) with this process's environment, then ``env``, then
+``env_overrides``; stdout and stderr go to ``log_path`` (appended; a temporary file when None).
+It polls ``url + ready`` until a 2xx answer (``ready_timeout_s``, default 60 s) and yields the
+URL. On leaving, always, it runs ``stop`` when given (at most 120 s), then terminates the
+process group (SIGTERM, 10 s, then SIGKILL) and reaps the process.
+
+:func:`engine_server` is what ``memeval run`` uses: it starts the server only when the
+definition has one and the adapter's URL variable is unset, and yields settings overrides.
+An adapter module declares that variable as ``URL_ENV``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+import httpx
+
+from memeval.engines import adapters
+from memeval.engines.definition import EngineDef
+from memeval.errors import EngineError, UsageError
+
+DEFAULT_READY_TIMEOUT_S = 60.0
+READY_POLL_S = 0.1
+STOP_TIMEOUT_S = 120.0
+TERM_GRACE_S = 10.0
+TAIL_CHARS = 1500
+
+
+@contextlib.contextmanager
+def engine_server(engine_def: EngineDef, log_path: str | None = None,
+                  env_overrides: Mapping[str, str] | None = None) -> Iterator[dict[str, Any]]:
+    """Settings overrides for a run: ``{"url": ...}`` of a server started from the definition,
+    or ``{}`` when it has no ``server:`` block, or when its adapter's ``URL_ENV`` is set (an
+    already running server). Raises what :func:`start_engine_server` raises."""
+    url_env = adapter_url_env(engine_def.adapter)
+    if engine_def.server is None or (url_env and os.environ.get(url_env)):
+        yield {}
+        return
+    with start_engine_server(engine_def, env_overrides, log_path) as url:
+        yield {"url": url}
+
+
+def adapter_url_env(adapter: str) -> str | None:
+    """The ``URL_ENV`` an adapter module declares, or None."""
+    found = adapters().get(adapter)
+    if found is None:
+        return None
+    return getattr(importlib.import_module(found.module), "URL_ENV", None)
+
+
+@contextlib.contextmanager
+def start_engine_server(engine_def: EngineDef, env_overrides: Mapping[str, str] | None = None,
+                        log_path: str | None = None) -> Iterator[str]:
+    """Run the definition's server for the ``with`` block; yields its base URL (no trailing ``/``).
+
+    Raises:
+        UsageError: the definition has no ``server:`` block.
+        EngineError: the server could not start, exited, or was not ready in time (the reason
+            carries the tail of its log).
+    """
+    server = engine_def.server
+    if server is None:
+        raise UsageError(f"engine {engine_def.name} has no server: block")
+    port = free_port()
+    values = {"port": str(port), "python": sys.executable}
+    url = _fill(server.get("url", "http://127.0.0.1:{port}"), values).rstrip("/")
+    env = {**os.environ, **{k: _fill(v, values) for k, v in server.get("env", {}).items()}, **(env_overrides or {})}
+    cwd = _cwd(engine_def.file, server)
+    with _log_file(log_path) as log:
+        argv = [_fill(a, values) for a in server["start"]]
+        process = _spawn(argv, cwd, env, log)
+        try:
+            if server.get("ready"):
+                _await_ready(url + _fill(server["ready"], values), process, log,
+                             float(server.get("ready_timeout_s", DEFAULT_READY_TIMEOUT_S)))
+            yield url
+        finally:
+            _stop(process, [_fill(a, values) for a in server.get("stop", [])], cwd, env, log)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+def _cwd(definition_file: str | None, server: Mapping[str, Any]) -> str | None:
+    if not server.get("cwd"):
+        return None
+    folder = os.path.dirname(os.path.abspath(definition_file)) if definition_file else os.getcwd()
+    return os.path.normpath(os.path.join(folder, server["cwd"]))
+
+
+@contextlib.contextmanager
+def _log_file(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        with tempfile.TemporaryFile("w+") as handle:
+            yield handle
+        return
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "a+", encoding="utf-8") as handle:
+        yield handle
+
+
+def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], log: IO[str]) -> subprocess.Popen[bytes]:
+    log.write(f"# memeval: starting {' '.join(argv)}\n")
+    log.flush()
+    try:
+        process = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as err:
+        raise EngineError(f"engine server {argv[0]!r} cannot start: {err}") from None
+    log.write(f"# memeval: server pid {process.pid}\n")
+    log.flush()
+    return process
+
+
+def _await_ready(url: str, process: subprocess.Popen[bytes], log: IO[str], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    last = "no answer"
+    while True:
+        if process.poll() is not None:
+            raise EngineError(f"engine server exited with code {process.returncode} before ready{_tail(log)}")
+        try:
+            status = httpx.get(url, timeout=2.0).status_code
+            if 200 <= status < 300:
+                return
+            last = f"HTTP {status}"
+        except httpx.TransportError as err:
+            last = type(err).__name__
+        if time.monotonic() > deadline:
+            raise EngineError(f"engine server not ready at {url} after {timeout_s:g} s ({last}){_tail(log)}")
+        time.sleep(READY_POLL_S)
+
+
+def _stop(process: subprocess.Popen[bytes], stop: list[str], cwd: str | None, env: Mapping[str, str],
+          log: IO[str]) -> None:
+    if stop:
+        try:
+            subprocess.run(stop, cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=STOP_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            log.write(f"# memeval: stop command failed: {err}\n")
+    if process.poll() is None:
+        _signal_group(process, signal.SIGTERM)
+        try:
+            process.wait(TERM_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _signal_group(process, signal.SIGKILL)
+    process.wait()
+    log.write(f"# memeval: server exited with code {process.returncode}\n")
+    log.flush()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)
+
+
+def _tail(log: IO[str]) -> str:
+    log.flush()
+    log.seek(0)
+    text = " ".join(log.read()[-TAIL_CHARS:].split())
+    return f"; log: {text}" if text else ""
