@@ -1,0 +1,222 @@
+"""Answerer and judge settings: the suite's ``llm:`` block, overridden by the environment.
+
+Environment (an empty value counts as unset):
+
+- ``EVAL_LLM_URL``: an OpenAI-compatible base URL (default ``https://openrouter.ai/api/v1``);
+- ``EVAL_LLM_KEY``, falling back to ``OPENROUTER_API_KEY``: the API key. Keys come only from
+  the environment, never from YAML. A loopback URL (localhost, 127.0.0.1, ::1) may run without
+  one (a dummy key is sent);
+- ``EVAL_LLM_MODEL``: the model (default ``openai/gpt-4.1-mini``).
+
+YAML keys (see ``$defs/llm`` in the suite schema): ``url``, ``model``, ``temperature`` (0),
+``max_tokens`` (120), ``prompt`` (``answer-v1``), ``judge`` (false, true or its own ``url``,
+``model``, ``temperature``, ``max_tokens`` (10), ``prompt`` (``judge-v1``)), ``prices``
+(``{model: {input_per_mtok, output_per_mtok}}`` in USD per million tokens), ``concurrency`` (4),
+``timeout_s`` (60, per call), ``retries`` (3).
+
+A prompt is a versioned template file: a bare name is a file shipped in
+``memeval/llm/prompts/<name>.j2``; a value with a ``/`` or ending in ``.j2`` is a path relative
+to the suite file. A template defines Jinja blocks ``system`` and ``user``; its sha256 covers the
+file's bytes, so editing a prompt changes every cache key and is visible in run.json.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+
+from memeval.errors import UsageError
+from memeval.suggest import did_you_mean
+
+DEFAULT_URL = "https://openrouter.ai/api/v1"
+DEFAULT_MODEL = "openai/gpt-4.1-mini"
+ANSWER_DEFAULTS = {"prompt": "answer-v1", "temperature": 0.0, "max_tokens": 120}
+JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
+LOCAL_KEY = "memeval-local-no-key"
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+_PROMPTS = resources.files("memeval.llm").joinpath("prompts")
+_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million input (prompt) and output (completion) tokens."""
+
+    input_per_mtok: float
+    output_per_mtok: float
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        """The USD cost of one call."""
+        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt template: its name, the sha256 of its file, and its Jinja source."""
+
+    name: str
+    sha256: str
+    source: str
+
+    def render(self, variables: Mapping[str, str]) -> tuple[str, str]:
+        """The (system, user) messages for ``variables``. Raises UsageError on a broken template."""
+        try:
+            template = _JINJA.from_string(self.source)
+            context = template.new_context(dict(variables))
+            system, user = ("".join(template.blocks[b](context)).strip() for b in ("system", "user"))
+        except KeyError as err:
+            raise UsageError(f"prompt {self.name}: the template needs a {{% block {err.args[0]} %}}") from None
+        except jinja2.TemplateError as err:
+            raise UsageError(f"prompt {self.name}: {err}") from None
+        return system, user
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """One model behind one prompt. ``key`` is never shown (not in repr, not in :meth:`to_json`)."""
+
+    url: str
+    model: str
+    prompt: Prompt
+    temperature: float
+    max_tokens: int
+    concurrency: int = 4
+    timeout_s: float = 60.0
+    retries: int = 3
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    key: str = field(default="", repr=False)
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL without credentials, query or fragment: safe to record."""
+        return public_url(self.url)
+
+    def sampling(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    def price(self) -> Price | None:
+        """The price-table entry for this model, if the YAML gave one."""
+        return self.prices.get(self.model)
+
+    def to_json(self) -> dict[str, Any]:
+        """What run.json records about this model (no key)."""
+        return {"endpoint": self.endpoint, "model": self.model, "prompt": self.prompt.to_json(),
+                "sampling": self.sampling(), "concurrency": self.concurrency, "timeout_s": self.timeout_s,
+                "retries": self.retries}
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """The answer cache: ``folder`` None means off; ``salt`` enters every key (e.g. a repeat id)."""
+
+    folder: str | None
+    salt: str = ""
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    """Everything ``--llm`` and ``--judge`` need; ``judge`` is None when not judging."""
+
+    answer: ModelSettings
+    judge: ModelSettings | None
+    cache: CacheSettings
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info, query or fragment (and without a trailing slash)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
+
+
+def is_local(url: str) -> bool:
+    """Whether ``url`` points at this machine (a key is then optional)."""
+    return (urlsplit(url).hostname or "") in _LOCAL_HOSTS
+
+
+def cache_folder(env: Mapping[str, str]) -> str:
+    """``$MEMEVAL_CACHE_DIR``, else ``~/.cache/memeval/answers``."""
+    return env.get("MEMEVAL_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "memeval", "answers")
+
+
+def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str = ".", judge: bool = False,
+            cache: bool = True, salt: str = "") -> LlmSettings:
+    """Settings from a validated ``llm:`` block and the environment.
+
+    Raises:
+        UsageError: a missing key for a non-local URL, a URL that is not http(s), an unknown or
+            broken prompt template.
+    """
+    plain = {k: v for k, v in block.items() if not k.startswith("x-")}
+    url = _env(env, "EVAL_LLM_URL") or plain.get("url") or DEFAULT_URL
+    key = _env(env, "EVAL_LLM_KEY") or _env(env, "OPENROUTER_API_KEY")
+    shared = {
+        "key": key or "", "concurrency": int(plain.get("concurrency", 4)), "timeout_s": float(plain.get("timeout_s", 60)),
+        "retries": int(plain.get("retries", 3)),
+        "prices": {m: Price(float(p["input_per_mtok"]), float(p["output_per_mtok"])) for m, p in plain.get("prices", {}).items()},
+    }
+    model = _env(env, "EVAL_LLM_MODEL") or plain.get("model") or DEFAULT_MODEL
+    answer = _model({**ANSWER_DEFAULTS, **plain, "url": url, "model": model}, shared, base_dir)
+    judged = plain.get("judge", False)
+    judge_settings = None
+    if judge or judged:
+        overrides = judged if isinstance(judged, Mapping) else {}
+        judge_settings = _model({**JUDGE_DEFAULTS, "url": url, "model": model, **overrides}, shared, base_dir)
+    return LlmSettings(answer, judge_settings, CacheSettings(cache_folder(env) if cache else None, salt))
+
+
+def _env(env: Mapping[str, str], name: str) -> str | None:
+    return env.get(name) or None
+
+
+def _model(values: Mapping[str, Any], shared: Mapping[str, Any], base_dir: str) -> ModelSettings:
+    url = str(values["url"])
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+        raise UsageError(f"llm url {public_url(url)!r}: expected an http(s) URL such as {DEFAULT_URL}")
+    settings = ModelSettings(url=url, model=str(values["model"]), prompt=load_prompt(str(values["prompt"]), base_dir),
+                             temperature=float(values["temperature"]), max_tokens=int(values["max_tokens"]), **shared)
+    if not settings.key:
+        if not is_local(url):
+            raise UsageError(f"--llm: no API key for {settings.endpoint}: set EVAL_LLM_KEY (or OPENROUTER_API_KEY), "
+                             "or point EVAL_LLM_URL at a local server")
+        settings = replace(settings, key=LOCAL_KEY)
+    settings.prompt.render({"pack": "", "question": "", "reference": "", "alternatives": "", "stale": "",
+                            "candidate": ""})
+    return settings
+
+
+def prompt_names() -> list[str]:
+    """The prompt templates shipped with memeval."""
+    return sorted(p.name.removesuffix(".j2") for p in _PROMPTS.iterdir() if p.name.endswith(".j2"))
+
+
+def load_prompt(name: str, base_dir: str = ".") -> Prompt:
+    """A packaged prompt by name, or a template file (``/`` in the value, or ``.j2``) relative to
+    ``base_dir``. Raises UsageError when it does not exist."""
+    if "/" in name or name.endswith(".j2"):
+        path = os.path.join(base_dir, name)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as err:
+            raise UsageError(f"llm prompt {name!r}: cannot read {path}: {err.strerror or err}") from None
+        label = os.path.basename(name).removesuffix(".j2")
+    else:
+        resource = _PROMPTS.joinpath(f"{name}.j2")
+        if not resource.is_file():
+            known = prompt_names()
+            raise UsageError(f"llm prompt {name!r} is not shipped{did_you_mean(name, known)}; shipped: {', '.join(known)}")
+        data, label = resource.read_bytes(), name
+    return Prompt(label, hashlib.sha256(data).hexdigest(), data.decode("utf-8"))
