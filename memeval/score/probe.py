@@ -69,6 +69,14 @@ def score_pack(scenario: str, probe: Probe, phase: str, markdown: str, tokens: i
     return record
 
 
+def probe_from_record(record: dict[str, Any]) -> Probe:
+    """The parts of a Probe that grading reads, rebuilt from its run.json record."""
+    return Probe(id=record["id"], route=record["route"], agent="", tenant="", question=record["question"],
+                 style=record["style"], expect=tuple(record["expect"]), accept=tuple(tuple(a) for a in record["accept"]),
+                 stale=tuple(record["stale"]), forbid=tuple(record["forbid"]), abstain=record["abstain"],
+                 groups=tuple(record["groups"]), match=record["match"])
+
+
 def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool:
     """Grade an answer. For an abstention probe a model must say it does not know and invent
     nothing; the extractive answerer cannot abstain, so it only must not invent."""

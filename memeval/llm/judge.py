@@ -1,0 +1,126 @@
+"""An LLM judge beside the substring grader, checked for leniency before it judges.
+
+The judge sees the question, the reference answer (``expect``, or "unknown" for an abstention
+probe), the acceptable alternatives, the outdated values and a candidate answer, and replies
+yes or no (prompt ``judge-v1``). A reply whose first word is neither is no verdict (null).
+
+**Leniency check.** Before judging, the judge grades planted answers that are wrong but on
+topic, built from the run's own probes (each probe once, whatever its phases), at most
+:data:`LENIENCY_MAX`: for a probe with an expectation, its first stale value, "unknown", and
+the other probe's expected answer sharing the most words with this one; for an abstention
+probe, its first forbidden string and the most similar other expected answer. A planted answer
+is kept only if the substring grader also calls it wrong. The judge must reject them all; the
+record keeps how many it rejected out of how many it gave a verdict on, and which it accepted.
+
+Then every model answer is judged: ``llm_judge_ok`` per probe (null when not answered or no
+verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n}``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from memeval.llm.client import Batch, Reply, total
+from memeval.llm.settings import CacheSettings, ModelSettings
+from memeval.score.probe import grade_answer, probe_from_record
+
+LENIENCY_MAX = 40
+_WORD = re.compile(r"[a-z0-9]+")
+Planted = tuple[dict[str, Any], str, str]
+
+
+def judge_record(record: dict[str, Any], settings: ModelSettings, cache: CacheSettings) -> dict[str, Any]:
+    """Run the leniency check, then judge every model answer of ``record`` (setting
+    ``llm_judge_ok`` in place); returns the ``answerer.judge`` summary. Never raises for a
+    refusing endpoint: ``stopped`` says why and the rest stays null."""
+    planted = planted_answers(record["probes"])
+    answered = [p for p in record["probes"] if p["status"] == "scored" and p.get("llm_answer") is not None]
+    batch = Batch(settings, cache)
+    try:
+        checks = batch.run([job(probe, answer) for probe, _, answer in planted])
+        results = batch.run([job(p, p["llm_answer"]) for p in answered])
+    finally:
+        batch.close()
+    for probe in record["probes"]:
+        probe["llm_judge_ok"] = None
+    for probe, result in zip(answered, results):
+        probe["llm_judge_ok"] = verdict(result)
+    pairs = [(p["llm_judge_ok"], p["llm_ok"]) for p in answered if p["llm_judge_ok"] is not None and p["llm_ok"] is not None]
+    replies = [r for r in checks + results if isinstance(r, Reply)]
+    return {
+        **batch.summary(),
+        "calls": len(replies), "tokens": total([r.total_tokens for r in replies]),
+        "cost_usd": total([r.cost_usd for r in replies]),
+        "accepted": {"k": sum(1 for p in answered if p["llm_judge_ok"]),
+                     "n": sum(1 for p in answered if p["llm_judge_ok"] is not None)},
+        "agreement": {"agree": sum(1 for j, g in pairs if j == g), "n": len(pairs)},
+        "leniency": _leniency(planted, checks),
+        "stopped": f"judge stopped: {batch.stopped}" if batch.stopped else None,
+    }
+
+
+def job(probe: dict[str, Any], candidate: str) -> dict[str, str]:
+    """The judge template's variables for one candidate answer to ``probe``."""
+    alternatives = ["; ".join(a) for a in probe["accept"]]
+    first = alternatives.pop(0) if alternatives and not probe["expect"] else ""
+    reference = "unknown" if probe["abstain"] else "; ".join(probe["expect"]) or first
+    return {"question": probe["question"], "reference": reference, "alternatives": "\n".join(alternatives),
+            "stale": "; ".join(probe["stale"]), "candidate": candidate}
+
+
+def verdict(result: Reply | str | None) -> bool | None:
+    """True for a reply starting with "yes", False for "no", else None (no verdict)."""
+    if not isinstance(result, Reply):
+        return None
+    words = _WORD.findall(result.text.lower())
+    return {"yes": True, "no": False}.get(words[0]) if words else None
+
+
+def planted_answers(probes: list[dict[str, Any]]) -> list[Planted]:
+    """The leniency check's (probe, kind, wrong answer) triples; see the module docstring."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in probes:
+        if p["status"] == "scored" and (p["expect"] or p["accept"] or p["abstain"]):
+            seen.setdefault((p["scenario"], p["id"]), p)
+    unique = list(seen.values())
+    out = []
+    for i, probe in enumerate(unique):
+        spec = probe_from_record(probe)
+        out += [(probe, kind, answer) for kind, answer in _plants(probe, unique, i)
+                if not grade_answer(spec, answer)]
+    return out[:LENIENCY_MAX]
+
+
+def _plants(probe: dict[str, Any], unique: list[dict[str, Any]], index: int) -> Iterator[tuple[str, str]]:
+    if probe["abstain"]:
+        if probe["forbid"]:
+            yield "invented", probe["forbid"][0]
+    else:
+        if probe["stale"]:
+            yield "stale", probe["stale"][0]
+        yield "unknown", "unknown"
+    spec = probe_from_record(probe)
+    for other in _topical(probe, unique[index + 1:] + unique[:index]):
+        if not grade_answer(spec, other):
+            yield "other probe's answer", other
+            return
+
+
+def _topical(probe: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
+    """Other probes' expected answers, most words shared with ``probe`` first (stable)."""
+    words = _words(" ".join([probe["question"], *probe["expect"]]))
+    answers = ["; ".join(o["expect"]) for o in others if o["expect"] and not o["abstain"]]
+    return sorted(answers, key=lambda a: -len(words & _words(a)))
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _leniency(planted: list[Planted], checks: list[Reply | str | None]) -> dict[str, Any]:
+    verdicts = [(p, verdict(r)) for p, r in zip(planted, checks)]
+    judged = [(p, v) for p, v in verdicts if v is not None]
+    accepted = [{"scenario": p[0]["scenario"], "id": p[0]["id"], "kind": p[1], "answer": p[2]} for p, v in judged if v]
+    return {"rejected": len(judged) - len(accepted), "n": len(judged), "planted": len(planted), "accepted": accepted}

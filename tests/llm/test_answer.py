@@ -1,0 +1,124 @@
+"""Model answers from real packs, against the mock inference server as a real process."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from memeval.llm.answer import NOT_ASKED, answer_record, targets
+from tests.llm.conftest import Mock
+
+
+def _by_id(record: dict[str, Any], phase: str = "synthesis") -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in record["probes"] if p["phase"] == phase}
+
+
+def _unique_questions(record: dict[str, Any]) -> int:
+    return len({(p["pack"], p["question"]) for p in targets(record)})
+
+
+def test_answers_are_graded_right_and_wrong(mock: Mock, settings, record: dict[str, Any]) -> None:
+    answered = answer_record(record, settings(cache=False))
+    probes = _by_id(answered)
+    assert "40 Canal Road" in probes["where-office"]["llm_answer"] and probes["where-office"]["llm_ok"] is True
+    # the mock picks the handbook line, which holds the superseded address
+    assert "12 Harbour Street" in probes["continue-move"]["llm_answer"] and probes["continue-move"]["llm_ok"] is False
+    assert probes["no-vault"]["llm_answer"] == "unknown" and probes["no-vault"]["llm_ok"] is True
+    a = answered["answerer"]
+    assert (a["probes"], a["answered"], a["failed"], a["not_answered"], a["stopped"]) == (15, 15, 0, 0, None)
+    assert a["endpoint"] == mock.url and a["prompt"]["name"] == "answer-v1" and len(a["prompt"]["sha256"]) == 64
+    assert a["sampling"] == {"temperature": 0.0, "max_tokens": 120}
+    kpis = {k["name"]: k for k in answered["kpis"]}
+    assert kpis["model answer"]["value"] is not None and kpis["model answer"]["n"] == 7
+    assert kpis["answerer $"]["value"] == pytest.approx(a["cost_usd"], abs=1e-4)
+
+
+def test_token_and_cost_totals_are_sums_over_calls(mock: Mock, settings, record: dict[str, Any]) -> None:
+    a = answer_record(record, settings(cache=False))["answerer"]
+    probes = targets(record)
+    assert a["tokens"] == sum(p["llm_tokens"] for p in probes) == a["prompt_tokens"] + a["completion_tokens"]
+    assert a["cost_usd"] == pytest.approx(sum(p["llm_cost_usd"] for p in probes))
+    assert a["cost_usd"] == pytest.approx(a["tokens"] * 1e-6)  # the mock's reported price
+    spent = a["incurred"]
+    assert spent["calls"] == spent["requests"] == mock.chat_calls() == 15
+    assert (spent["tokens"], spent["cost_usd"]) == (a["tokens"], pytest.approx(a["cost_usd"]))
+
+
+def test_concurrency_keeps_results_in_probe_order(mock: Mock, settings, record: dict[str, Any]) -> None:
+    one = answer_record(copy.deepcopy(record), settings({"concurrency": 1}, cache=False))
+    many = answer_record(record, settings({"concurrency": 8}, cache=False))
+    fields = ("id", "phase", "llm_answer", "llm_ok", "llm_tokens", "llm_cost_usd")
+    assert [[p[f] for f in fields] for p in one["probes"]] == [[p[f] for f in fields] for p in many["probes"]]
+
+
+def test_cache_miss_then_hit_makes_no_second_call(mock: Mock, settings, record: dict[str, Any]) -> None:
+    first = answer_record(copy.deepcopy(record), settings())
+    unique = _unique_questions(record)
+    assert mock.chat_calls() == unique == first["answerer"]["cache"]["misses"]
+    again = answer_record(record, settings())
+    assert mock.chat_calls() == unique
+    a = again["answerer"]
+    assert a["cache"] == {"enabled": True, "salt": None, "hits": 15, "misses": 0}
+    assert all(p["llm_cached"] for p in targets(again))
+    assert a["incurred"]["calls"] == 0 and a["incurred"]["cost_usd"] == 0.0
+    assert (a["tokens"], a["cost_usd"]) == (first["answerer"]["tokens"], first["answerer"]["cost_usd"])
+    assert [p["llm_answer"] for p in again["probes"]] == [p["llm_answer"] for p in first["probes"]]
+
+
+def test_no_cache_makes_the_calls(mock: Mock, settings, record: dict[str, Any]) -> None:
+    answer_record(copy.deepcopy(record), settings())
+    calls = mock.chat_calls()
+    a = answer_record(record, settings(cache=False))["answerer"]
+    assert mock.chat_calls() == calls + 15
+    assert a["cache"]["enabled"] is False and a["incurred"]["calls"] == 15
+
+
+def test_cache_salt_separates_repeats(mock: Mock, settings, record: dict[str, Any]) -> None:
+    unique = _unique_questions(record)
+    answer_record(copy.deepcopy(record), settings(salt="r1"))
+    answer_record(copy.deepcopy(record), settings(salt="r2"))
+    assert mock.chat_calls() == 2 * unique
+    a = answer_record(record, settings(salt="r1"))["answerer"]
+    assert mock.chat_calls() == 2 * unique
+    assert a["cache"]["salt"] == "r1" and a["cache"]["hits"] == 15
+
+
+def test_429_is_retried_after_retry_after(mock: Mock, settings, record: dict[str, Any]) -> None:
+    mock.fail(429, retry_after=1)
+    a = answer_record(record, settings(cache=False))["answerer"]
+    assert a["answered"] == 15 and a["failed"] == 0
+    assert a["incurred"]["retries"] == 1 and a["incurred"]["requests"] == 16 == mock.chat_calls()
+
+
+def test_5xx_is_retried_then_given_up(mock: Mock, settings, record: dict[str, Any]) -> None:
+    mock.fail(500, count=2)
+    a = answer_record(copy.deepcopy(record), settings(cache=False))["answerer"]
+    assert (a["answered"], a["incurred"]["retries"], a["incurred"]["requests"]) == (15, 2, 17)
+    mock.fail(503)
+    answered = answer_record(record, settings({"retries": 0, "concurrency": 1}, cache=False))
+    failed = [p for p in targets(answered) if p["llm_error"]]
+    assert len(failed) == 1 and answered["answerer"]["failed"] == 1
+    assert failed[0]["llm_ok"] is None and failed[0]["llm_answer"] is None
+    assert failed[0]["llm_error"].startswith(f"HTTP 503 from {mock.url}")
+
+
+def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str, Any]) -> None:
+    primed = copy.deepcopy(record)
+    primed["probes"] = primed["probes"][:3]
+    answer_record(primed, settings())
+    known = {(p["pack"], p["question"]) for p in primed["probes"]}
+    calls = mock.chat_calls()
+    mock.fail(403)
+    answered = answer_record(record, settings({"concurrency": 1}))
+    assert mock.chat_calls() == calls + 1
+    a = answered["answerer"]
+    kept = [p for p in targets(answered) if p["llm_answer"] is not None]
+    assert {(p["pack"], p["question"]) for p in kept} == known and all(p["llm_cached"] for p in kept)
+    rest = [p for p in targets(answered) if p["llm_answer"] is None]
+    assert rest and all(p["llm_ok"] is None and p["llm_error"] == NOT_ASKED for p in rest)
+    assert a["stopped"] == (f"answerer stopped: HTTP 403 from {mock.url}: This model is not available to this key; "
+                            f"{len(kept)} of 15 probes answered, {len(rest)} left unanswered")
+    assert (a["answered"], a["not_answered"]) == (len(kept), len(rest))
+    assert {k["name"]: k for k in answered["kpis"]}["model answer"]["n"] < 7
