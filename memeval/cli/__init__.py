@@ -22,6 +22,7 @@ COMMANDS = (
     "serve",
     "compare",
     "sweep",
+    "regrade",
 )
 
 

@@ -8,7 +8,8 @@ import click
 
 from memeval.engines.definition import resolve_engine
 from memeval.engines.server import engine_server
-from memeval.errors import EXIT_ENGINE, UsageError
+from memeval.errors import EXIT_ENGINE
+from memeval.llm.settings import resolve
 from memeval.report.files import output_dir, write_json, write_text
 from memeval.report.render import render
 from memeval.run.options import RunOptions
@@ -26,17 +27,21 @@ from memeval.spec.load import load_suite
 @click.option("--keep", is_flag=True, help="Do not forget what the run wrote.")
 @click.option("--enrich-wait", "enrich_wait", type=float, default=None, help="Cap (s) on the enrichment drain at synthesis.")
 @click.option("--settle-timeout", type=float, default=None, help="Seconds writes may take to become visible.")
-@click.option("--llm", is_flag=True, help="Have a model answer every probe from its pack.")
+@click.option("--llm", is_flag=True, help="Have a model answer every probe from its pack (see EVAL_LLM_URL, EVAL_LLM_MODEL).")
+@click.option("--judge", is_flag=True, help="Also have an LLM judge grade the model answers (implies --llm).")
+@click.option("--no-cache", is_flag=True, help="Ask the model again instead of reusing cached answers.")
+@click.option("--cache-salt", default="", metavar="TEXT", help="Keep these answers apart in the cache (e.g. a repeat id).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths.")
 def command(suite_file: str, engine_name: str, only: str, label: str, out: str | None, json_path: str | None,
-            keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, templates: str | None,
-            quiet: bool) -> int:
+            keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
+            cache_salt: str, templates: str | None, quiet: bool) -> int:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
     suite = load_suite(suite_file)
     engine_def = resolve_engine(engine_name, suite_file)
-    if llm:
-        raise UsageError("--llm: no answerer is configured in this build yet; run without --llm")
+    llm = llm or judge
+    answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(suite_file), judge=judge, cache=not no_cache,
+                       salt=cache_salt) if llm else None
     wait = enrich_wait if enrich_wait is not None else suite.defaults.enrich_wait_s
     wait = wait if wait is not None else engine_def.enrich_wait_s
     options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
@@ -48,6 +53,12 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
             record = run_suite(suite, engine, options, progress=(lambda _: None) if quiet else _progress)
         finally:
             engine.close()
+    if answerer is not None:
+        from memeval.llm.answer import answer_record, summary_lines  # imports openai (~1 s): only when asked
+
+        record = answer_record(record, answerer)
+        for line in summary_lines(record["answerer"]):
+            click.echo(line, err=True)
     write_json(os.path.join(folder, "run.json"), record)
     if json_path:
         write_json(json_path, record)

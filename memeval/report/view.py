@@ -77,6 +77,7 @@ def build_view(record: dict[str, Any]) -> dict[str, Any]:
         "misses": [_miss(p) for p in record["probes"] if _is_miss(p)],
         "unscored": [p for p in record["probes"] if p["status"] != "scored"],
         "sha": record["suite"]["sha256"][:12],
+        "answerer": answerer_rows(record.get("answerer")),
     }
 
 
@@ -92,3 +93,47 @@ def _miss(p: dict[str, Any]) -> dict[str, str]:
     return {"scenario": p["scenario"], "phase": p["phase"], "id": p["id"], "style": p["style"], "what": what,
             "rank": str(p["rank"]) if p["rank"] else DASH, "answer": answer[:90] + ("…" if len(answer) > 90 else ""),
             "model": (p["llm_answer"] or DASH).replace("|", "\\|")[:90]}
+
+
+def _usd(value: float | None) -> str:
+    return DASH if value is None else f"${value:.4f}"
+
+
+def _model_rows(a: dict[str, Any], role: str) -> list[tuple[str, str]]:
+    prompt, sampling = a["prompt"], a["sampling"]
+    return [(role, f"`{a['model']}` at {a['endpoint']}"),
+            (f"{role} prompt", f"`{prompt['name']}` (sha256 `{prompt['sha256'][:12]}`), temperature "
+                               f"{sampling['temperature']:g}, max_tokens {sampling['max_tokens']}")]
+
+
+def answerer_rows(a: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(label, value) rows describing the model answerer and its judge; empty without ``--llm``."""
+    if not a:
+        return []
+    spent, cache = a["incurred"], a["cache"]
+    rows = _model_rows(a, "Model") + [
+        ("Answered", f"{a['answered']} of {a['probes']} probes ({a['failed']} failed, {a['not_answered']} not answered)"),
+        ("Tokens of the answers", f"{fmt_num(a['tokens'], 0)} ({fmt_num(a['prompt_tokens'], 0)} prompt + "
+                                  f"{fmt_num(a['completion_tokens'], 0)} completion)"),
+        ("Cost of the answers", _usd(a["cost_usd"])),
+        ("Spent by this run", f"{spent['calls']} calls, {spent['requests']} requests, {spent['retries']} retries, "
+                              f"{fmt_num(spent['tokens'], 0)} tokens, {_usd(spent['cost_usd'])}"),
+        ("Cache", f"{cache['hits']} hits, {cache['misses']} misses" + (f", salt `{cache['salt']}`" if cache["salt"] else "")
+         if cache["enabled"] else "off"),
+    ]
+    if a["stopped"]:
+        rows.append(("Stopped", a["stopped"]))
+    judge = a.get("judge")
+    if judge:
+        lenient = judge["leniency"]
+        wrongly = "; ".join(f"{x['id']}: \"{x['answer']}\" ({x['kind']})" for x in lenient["accepted"])
+        rows += _model_rows(judge, "Judge") + [
+            ("Judge accepts", fmt_rate(judge["accepted"])),
+            ("Judge agrees with the grader", fmt_rate({"k": judge["agreement"]["agree"], "n": judge["agreement"]["n"]})),
+            ("Leniency check: planted wrong answers rejected",
+             fmt_rate({"k": lenient["rejected"], "n": lenient["n"]}) + (f"; accepted {wrongly}" if wrongly else "")),
+            ("Judge cost", f"{judge['calls']} calls, {fmt_num(judge['tokens'], 0)} tokens, {_usd(judge['cost_usd'])}"),
+        ]
+        if judge["stopped"]:
+            rows.append(("Judge stopped", judge["stopped"]))
+    return [(label, value.replace("|", "\\|")) for label, value in rows]
