@@ -1,0 +1,98 @@
+"""Scheduling a sweep: its cells ``parallel`` at a time, then the summary.
+
+Each cell runs in a worker thread that owns its server (started and torn down by the cell) and
+waits on a ``memeval run`` process, so a crash, hang or bug in one run stays in its cell. Ctrl-C
+stops new cells, terminates the live runs, waits for every cell to tear its server down, writes
+the summary of what finished, and raises :class:`memeval.errors.Interrupted` (exit 130).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from memeval.errors import Interrupted
+from memeval.spec.matrix import Matrix
+from memeval.sweep.cell import CellResult, run_cell
+from memeval.sweep.cells import Cell, plan_cells
+from memeval.sweep.control import Control
+from memeval.sweep.ports import PortPool
+from memeval.sweep.summary import summarise, write_summary
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """Command-line overrides of the matrix: None keeps the matrix's value."""
+
+    repeat: int | None = None
+    parallel: int | None = None
+    out: str | None = None
+    profiles: tuple[str, ...] = ()
+    templates: str | None = None
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Where the sweep wrote, every cell's outcome, and the summary Markdown."""
+
+    folder: str
+    results: tuple[CellResult, ...]
+    skipped: tuple[str, ...]
+    summary: str
+
+    @property
+    def failed(self) -> list[CellResult]:
+        """The cells that did not complete."""
+        return [r for r in self.results if r.status != "ok"]
+
+
+def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] = os.environ,
+              progress: Progress = lambda _: None) -> SweepResult:
+    """Run every cell of ``matrix`` and write ``summary.{md,json}`` into the output folder
+    (``options.out``, else ``runs/<matrix>``).
+
+    Raises:
+        UsageError: ``options.profiles`` names an unknown profile.
+        Interrupted: Ctrl-C; servers are torn down and the summary is written first.
+    """
+    folder = options.out or os.path.join("runs", matrix.name)
+    repeat = options.repeat or matrix.repeat
+    cells, skipped = plan_cells(matrix, folder, repeat, options.profiles, environ)
+    for line in skipped:
+        progress(line)
+    control = Control()
+    results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
+    summary = write_summary(folder, summarise(matrix, results, skipped), options.templates)
+    if interrupted:
+        raise Interrupted(f"sweep interrupted; every server was stopped; partial summary in {folder}")
+    return SweepResult(folder, tuple(results), tuple(skipped), summary)
+
+
+def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control,
+              progress: Progress) -> tuple[list[CellResult], bool]:
+    """Every cell's result in plan order, and whether Ctrl-C stopped the sweep."""
+    ports = PortPool(*matrix.ports)
+    done: dict[Cell, CellResult] = {}
+    executor = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="cell")
+    futures: dict[Future[CellResult], Cell] = {}
+    interrupted = False
+    try:
+        for cell in cells:
+            futures[executor.submit(run_cell, matrix, cell, ports, control, matrix.cell_timeout_s, progress)] = cell
+        for future in as_completed(futures):
+            done[futures[future]] = future.result()
+    except KeyboardInterrupt:
+        interrupted = True
+        progress("interrupted: stopping the runs and tearing the servers down")
+        control.stop()
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    for future, cell in futures.items():
+        if cell not in done:
+            done[cell] = future.result() if future.done() and not future.cancelled() else CellResult(
+                cell, "interrupted", "the sweep was interrupted before this cell started")
+    return [done[c] for c in cells], interrupted

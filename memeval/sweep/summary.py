@@ -1,0 +1,41 @@
+"""The sweep's summary: summary.json (cells, skipped profiles, the comparison) and summary.md
+(the same, rendered by ``summary.md.j2``, which extends the compare report)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from memeval.compare import compare_records
+from memeval.compare.view import build_view
+from memeval.report.files import read_run, write_json, write_text
+from memeval.report.render import environment
+from memeval.report.view import DASH
+from memeval.spec.matrix import Matrix
+from memeval.sweep.cell import CellResult
+
+Record = dict[str, Any]
+
+
+def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> Record:
+    """summary.json: the matrix, every cell's outcome, skipped profiles, and the comparison of
+    the cells that completed (null when none did)."""
+    records = [read_run(os.path.join(r.cell.folder, "run.json")) for r in results if r.status == "ok"]
+    return {
+        "matrix": matrix.name, "about": matrix.about, "engine": matrix.engine.name, "suite": matrix.suite,
+        "cells": [r.to_json() for r in results],
+        "skipped": skipped,
+        "comparison": compare_records(records) if records else None,
+    }
+
+
+def write_summary(folder: str, summary: Record, templates: str | None = None) -> str:
+    """Write summary.json and summary.md into ``folder``; return the Markdown."""
+    comparison = summary["comparison"]
+    view = build_view(comparison) if comparison else {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
+    cells = [{**c, "reason": (c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH}
+             for c in summary["cells"]]
+    text = environment(templates).get_template("summary.md.j2").render(**view, sweep=summary, cells=cells)
+    write_json(os.path.join(folder, "summary.json"), summary)
+    write_text(os.path.join(folder, "summary.md"), text)
+    return text
