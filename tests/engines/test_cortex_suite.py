@@ -70,6 +70,22 @@ def test_mini_suite_on_cortex(cortex: RunningServer, tmp_path: Path, monkeypatch
     assert not [s for s in scopes for t in tenants if s["path"].startswith(tenant_root(t) + "/")]
 
 
+def test_a_refused_write_shows_the_servers_reason_in_the_run(cortex: RunningServer, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CORTEX_DB_URL", cortex.url)
+    monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
+    rule = {"route": "v1/experience", "status": 403, "count": 1000, "error_code": "POLICY_DENIED"}
+    httpx.post(f"{cortex.url}/v1/_fake/faults", json={"clear": True, "fail": [rule]}).raise_for_status()
+    try:
+        record = run_mini(tmp_path, os.path.join(ENGINES, "cortex.yaml"), "--enrich-wait", "0")
+    finally:
+        httpx.post(f"{cortex.url}/v1/_fake/faults", json={"clear": True}).raise_for_status()
+    scenario = record["scenarios"][0]
+    assert scenario["status"] == "errored"
+    assert scenario["error"].startswith("cortex POST v1/experience: 403 POLICY_DENIED")
+    assert "check CORTEX_DB_KEY" in scenario["error"] and CORTEX_KEY not in json.dumps(record)
+
+
 def test_mini_suite_on_tinyhumans(hosted: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TINYHUMANS_API_URL", hosted.url)
     monkeypatch.setenv("TINYHUMANS_API_KEY", HOSTED_KEY)
