@@ -28,7 +28,7 @@ from memeval import __version__
 from memeval.engines import cortex_layout as layout
 from memeval.engines.base import BuildReceipt, Derived, EngineInfo, MemoryItem, Usage
 from memeval.engines.cortex import AUDIT_NOTE, CortexEngine
-from memeval.engines.http_client import EnvelopeFailure, HttpStatusError, Secret, http_settings
+from memeval.engines.http_client import TRANSIENT, EnvelopeFailure, HttpStatusError, Secret, http_settings
 from memeval.errors import EngineError, Unsupported, UsageError
 
 URL_ENV, KEY_ENV, DEFAULT_URL = "TINYHUMANS_API_URL", "TINYHUMANS_API_KEY", "https://api.tinyhumans.ai"
@@ -113,8 +113,10 @@ class TinyHumansEngine(CortexEngine):
                     found = layout.item_of(event, item.tenant)
                     if found is not None and found.id == item.id:
                         return {"event_id": event.get("id"), "replayed_from_idempotency": False}
-            except EngineError:
-                pass  # 429/5xx while looking: not yet
+            except EngineError as err:
+                if isinstance(err, HttpStatusError) and err.status not in TRANSIENT:
+                    raise
+                # 429, 5xx or a dropped connection while looking: not yet
             if time.monotonic() + pause > deadline:
                 raise EngineError(f"{refused}; outcome unknown: not listed after {self.settings.lookup_timeout_s:g} s")
             time.sleep(pause)
