@@ -19,7 +19,7 @@ from __future__ import annotations
 import email.utils
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
@@ -79,9 +79,8 @@ def total(values: Sequence[float | int | None], empty: float | None = None) -> f
 class ModelClient:
     """Single chat calls to one model; counts HTTP requests and retries (thread-safe)."""
 
-    def __init__(self, settings: ModelSettings, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, settings: ModelSettings):
         self.settings = settings
-        self._sleep = sleep
         self._lock = threading.Lock()
         self.requests = 0
         self.retries = 0
@@ -113,7 +112,7 @@ class ModelClient:
                 raise CallFailed(f"{failure} (after {attempt + 1} attempts)")
             with self._lock:
                 self.retries += 1
-            self._sleep(wait if wait is not None else min(BACKOFF_CAP_S, BACKOFF_S * 2 ** attempt))
+            time.sleep(wait if wait is not None else min(BACKOFF_CAP_S, BACKOFF_S * 2 ** attempt))
             attempt += 1
 
     def _once(self, system: str, user: str) -> Reply:

@@ -130,8 +130,10 @@ def answerer_rows(a: dict[str, Any] | None) -> list[tuple[str, str]]:
         rows += _model_rows(judge, "Judge") + [
             ("Judge accepts", fmt_rate(judge["accepted"])),
             ("Judge agrees with the grader", fmt_rate({"k": judge["agreement"]["agree"], "n": judge["agreement"]["n"]})),
-            ("Leniency check: planted wrong answers rejected",
-             fmt_rate({"k": lenient["rejected"], "n": lenient["n"]}) + (f"; accepted {wrongly}" if wrongly else "")),
+            ("Leniency check (planted wrong answers)",
+             f"rejected {fmt_rate({'k': lenient['rejected'], 'n': lenient['n']})}, false acceptance "
+             f"{fmt_rate({'k': lenient['n'] - lenient['rejected'], 'n': lenient['n']})}"
+             + (f"; accepted {wrongly}" if wrongly else "")),
             ("Judge cost", f"{judge['calls']} calls, {fmt_num(judge['tokens'], 0)} tokens, {_usd(judge['cost_usd'])}"),
         ]
         if judge["stopped"]:

@@ -37,6 +37,9 @@ class Mock:
             rule["retry_after"] = retry_after
         assert self.http.post("/_mock/faults", json={"fail": [rule]}).status_code == 200
 
+    def slow(self, seconds: float) -> None:
+        assert self.http.post("/_mock/faults", json={"latency": seconds}).status_code == 200
+
     def chat_calls(self) -> int:
         """Chat requests received since the test began (failed ones included)."""
         return self.http.get("/_mock/stats").json()["calls"]["chat"]

@@ -104,6 +104,14 @@ def test_5xx_is_retried_then_given_up(mock: Mock, settings, record: dict[str, An
     assert failed[0]["llm_error"].startswith(f"HTTP 503 from {mock.url}")
 
 
+def test_a_call_past_its_timeout_fails_alone(mock: Mock, settings, record: dict[str, Any]) -> None:
+    mock.slow(0.5)
+    answered = answer_record(record, settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16}, cache=False))
+    assert answered["answerer"]["failed"] == 15 and answered["answerer"]["stopped"] is None
+    assert all(p["llm_ok"] is None and p["llm_error"] == f"timed out waiting for {mock.url} (after 1 attempts)"
+               for p in targets(answered))
+
+
 def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str, Any]) -> None:
     primed = copy.deepcopy(record)
     primed["probes"] = primed["probes"][:3]

@@ -39,7 +39,8 @@ def test_run_llm_end_to_end(llm_run: dict[str, Any]) -> None:
     kpis = {k["name"]: k for k in record["kpis"]}
     assert kpis["model answer"]["value"] is not None and kpis["answerer tokens"]["value"] == a["tokens"]
     report = (llm_run["out"] / "run.md").read_text()
-    assert "## Answerer" in report and "`answer-v1`" in report and "Leniency check" in report
+    assert "## Answerer" in report and "`answer-v1`" in report
+    assert "| Leniency check (planted wrong answers) | rejected 88% (15/17), false acceptance 12% (2/17); " in report
     assert "answerer: 15 of 15 probes answered" in llm_run["text"]
 
 
@@ -107,3 +108,8 @@ def test_refusal_prints_one_line_and_still_writes(mini_run: Path, mock: Mock, tm
 def test_regrade_never_overwrites_its_input(mini_run: Path, mock: Mock) -> None:
     proc = memeval("regrade", str(mini_run), "--out", str(mini_run.parent), env=_env(mock, mini_run.parent))
     assert proc.returncode == 2 and "would overwrite the input" in proc.stderr
+
+
+def test_judging_a_run_without_model_answers_is_a_usage_error(mini_run: Path, mock: Mock, tmp_path: Path) -> None:
+    proc = memeval("regrade", str(mini_run), "--judge", "--out", str(tmp_path), env=_env(mock, tmp_path))
+    assert proc.returncode == 2 and "has none; add --llm" in proc.stderr and mock.chat_calls() == 0
