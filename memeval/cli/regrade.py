@@ -14,7 +14,7 @@ import click
 
 from memeval.errors import UsageError
 from memeval.llm.settings import resolve
-from memeval.report.files import output_dir, read_run, write_json, write_text
+from memeval.report.files import read_run, write_json, write_text
 from memeval.report.render import render
 
 
@@ -46,7 +46,6 @@ def command(run_json: str, llm: bool, judge: bool, no_cache: bool, cache_salt: s
     if record["answerer"] and (llm or judge):
         for line in summary_lines(record["answerer"]):
             click.echo(line, err=True)
-    output_dir("regrade", folder)
     write_json(target, record)
     report = render(record, "run.md.j2", templates)
     write_text(os.path.join(folder, "run.md"), report)
