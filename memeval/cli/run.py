@@ -8,11 +8,12 @@ import click
 
 from memeval.engines.definition import resolve_engine
 from memeval.engines.server import engine_server
-from memeval.errors import EXIT_ENGINE
+from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
 from memeval.llm.settings import resolve
 from memeval.report.files import output_dir, write_json, write_text
 from memeval.report.render import render
 from memeval.run.options import RunOptions
+from memeval.run.checkpoint import open_journal
 from memeval.run.suite import run_suite
 from memeval.spec.load import load_suite
 
@@ -32,10 +33,12 @@ from memeval.spec.load import load_suite
 @click.option("--no-cache", is_flag=True, help="Ask the model again instead of reusing cached answers.")
 @click.option("--cache-salt", default="", metavar="TEXT", help="Keep these answers apart in the cache (e.g. a repeat id).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
+@click.option("--resume", default=None, type=click.Path(file_okay=False, exists=True),
+              help="Continue the killed or interrupted run in this folder (runs/<label>).")
 @click.option("--quiet", is_flag=True, help="Print only the output paths.")
 def command(suite_file: str, engine_name: str, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
-            cache_salt: str, templates: str | None, quiet: bool) -> int:
+            cache_salt: str, templates: str | None, resume: str | None, quiet: bool) -> int:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
     suite = load_suite(suite_file)
     engine_def = resolve_engine(engine_name, suite_file)
@@ -46,11 +49,12 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     wait = wait if wait is not None else engine_def.enrich_wait_s
     options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
                          keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
-    folder = output_dir(options.label, out)
+    folder = resume or output_dir(options.label, out)
+    journal = open_journal(folder, suite, options, resume is not None)
     with engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:
-            record = run_suite(suite, engine, options, progress=(lambda _: None) if quiet else _progress)
+            record = run_suite(suite, engine, options, (lambda _: None) if quiet else _progress, journal)
         finally:
             engine.close()
     if answerer is not None:
@@ -67,6 +71,9 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     if not quiet:
         click.echo(report)
     click.echo(f"wrote {os.path.join(folder, 'run.json')} and run.md", err=True)
+    if record["interrupted"]:
+        click.echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}", err=True)
+        return EXIT_INTERRUPTED
     return EXIT_ENGINE if any(s["status"] != "ok" for s in record["scenarios"]) else 0
 
 

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 from memeval.engines.base import Engine
 from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.run.options import RunOptions
+from memeval.spec.model import Suite
 
 FILE = "checkpoint.jsonl"
 _MATCH = ("suite_sha256", "engine", "only")
@@ -82,6 +85,13 @@ class Journal:
     def _write(self, entry: dict[str, Any]) -> None:
         with open(self.path, "a", encoding="utf-8") as fh:
             _append(fh, entry)
+
+
+def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool) -> Journal:
+    """A new journal in ``folder``, or the one there when ``resume``."""
+    header = {"suite": suite.name, "suite_sha256": suite.sha256, "engine": options.engine, "only": list(options.only),
+              "run_id": str(int(time.time()))}
+    return Journal.resume(folder, header) if resume else Journal.start(folder, header)
 
 
 def _forget_tenant(engine: Engine, ns: str, capabilities: frozenset[str]) -> None:
