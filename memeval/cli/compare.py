@@ -11,8 +11,10 @@ from memeval.report.files import write_json
 
 @click.command("compare")
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=False))
-@click.option("--baseline", default=None, help="Profile (or label) to compare against; default: 'baseline', else the first.")
-@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write the comparison as JSON here.")
+@click.option("--baseline", default=None,
+              help="Profile (or label) to compare against; default: 'baseline', else the first.")
+@click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write the comparison as JSON here.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any KPI moved for the worse (▼).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, fail_on_regression: bool,

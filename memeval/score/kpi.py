@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from memeval.score.match import holds_all
 from memeval.score.stats import Rate, mean_ci, percentile, rate

@@ -16,7 +16,8 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from memeval.engines.definition import EngineDef, load_engine_def, resolve_engine
 from memeval.errors import SpecError, SpecIssue, UsageError
@@ -233,7 +234,8 @@ def _check_names(data: dict[str, Any], found: _Issues) -> None:
     seen: dict[str, int] = {}
     for i, profile in enumerate(data["profiles"]):
         if profile["name"] in seen:
-            found.add(("profiles", i, "name"), f"duplicate profile name {profile['name']!r} (first is profiles[{seen[profile['name']]}])")
+            first = seen[profile["name"]]
+            found.add(("profiles", i, "name"), f"duplicate profile name {profile['name']!r} (first is profiles[{first}])")
         seen.setdefault(profile["name"], i)
 
 

@@ -18,7 +18,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from memeval.engines.server import adapter_url_env, start_engine_server
 from memeval.errors import MemevalError

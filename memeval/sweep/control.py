@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import threading
-from typing import IO, Mapping
+from typing import IO
+from collections.abc import Mapping
 
 
 class Control:
@@ -43,7 +45,5 @@ class Control:
             self.stopping.set()
             for process in self._live:
                 if process.poll() is None:
-                    try:
+                    with contextlib.suppress(ProcessLookupError):
                         os.killpg(process.pid, signal.SIGTERM)
-                    except ProcessLookupError:
-                        pass

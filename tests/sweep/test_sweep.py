@@ -37,7 +37,8 @@ def server_pids(folder: str) -> list[int]:
     for cell in os.listdir(folder):
         log = os.path.join(folder, cell, "server.log")
         if os.path.exists(log):
-            pids += [int(p) for p in re.findall(r"server pid (\d+)", open(log).read())]
+            with open(log, encoding="utf-8") as fh:
+                pids += [int(p) for p in re.findall(r"server pid (\d+)", fh.read())]
     return pids
 
 
@@ -108,7 +109,8 @@ def test_drift_lines_name_every_difference_and_hide_secrets():
 
 
 def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path):
-    matrix = write_matrix(tmp_path, "matrix: stop\n" + FAST.replace("settle_timeout_s: 5", "settle_timeout_s: 60") + textwrap.dedent("""\
+    slow = FAST.replace("settle_timeout_s: 5", "settle_timeout_s: 60")
+    matrix = write_matrix(tmp_path, "matrix: stop\n" + slow + textwrap.dedent("""\
     parallel: 2
     ports: {from: 41670, to: 41690}
     profiles:
@@ -136,7 +138,8 @@ def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path):
 
 
 def test_plan_orders_repeats_and_filters_profiles(tmp_path):
-    matrix = load_matrix(write_matrix(tmp_path, "matrix: plan\nprofiles: [{name: a}, {name: b}, {name: c, requires: [X_UNSET]}]\n"))
+    profiles = "profiles: [{name: a}, {name: b}, {name: c, requires: [X_UNSET]}]\n"
+    matrix = load_matrix(write_matrix(tmp_path, "matrix: plan\n" + profiles))
     cells, skipped = plan_cells(matrix, "out", 2, (), {})
     assert [c.label for c in cells] == ["a-r1", "b-r1", "a-r2", "b-r2"]
     assert cells[0].folder == os.path.join("out", "a-r1")
