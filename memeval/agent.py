@@ -55,13 +55,17 @@ class Exclusion:
 class AgentMemory:
     """One agent's view of one tenant's memory.
 
-    ``tenant`` is the engine namespace; ``agent`` the agent id; ``policy`` sizes the sections.
+    ``tenant`` is the engine namespace and ``tenant_name`` the name a person reads (the spec's
+    tenant, so a pack never carries run-specific ids); ``agent`` the agent id; ``policy`` sizes
+    the sections.
     Every call is timed into ``timings`` under its lifecycle name.
     """
 
-    def __init__(self, engine: Engine, capabilities: frozenset[str], tenant: str, agent: str, policy: Policy, timings: Timings):
+    def __init__(self, engine: Engine, capabilities: frozenset[str], tenant: str, agent: str, policy: Policy,
+                 timings: Timings, tenant_name: str | None = None):
         self.engine, self.capabilities = engine, capabilities
         self.tenant, self.agent, self.policy, self.timings = tenant, agent, policy, timings
+        self.tenant_name = tenant_name or tenant
 
     def pre_turn(self, thread: str, turn: int, text: str, in_prompt_from: int, at: str | None, log: bool = True) -> TurnContext:
         """Log the user turn (unless ``log`` is false) and return a pack for ``text`` that leaves
@@ -109,7 +113,7 @@ class AgentMemory:
     def context_brief(self, focus: str | None = None) -> Pack:
         """The pack as a ``context.md`` file: YAML front matter, then the standard sections."""
         start = time.perf_counter()
-        front = f"---\ntenant: {self.tenant}\nagent: {self.agent}\nfocus: {focus or 'newest'}\n---\n"
+        front = f"---\ntenant: {self.tenant_name}\nagent: {self.agent}\nfocus: {focus or 'newest'}\n---\n"
         pack = self._pack(focus, Exclusion(), [], front)
         self.timings.add("context brief", _ms(start))
         return pack

@@ -65,7 +65,8 @@ class ScenarioRun:
 
     def memory(self, agent: str, tenant: str) -> AgentMemory:
         """The lifecycle for ``agent`` over scenario tenant ``tenant``."""
-        return AgentMemory(self.engine, self.caps, self.state.namespaces[tenant], agent, self.suite.policy, self.timings)
+        return AgentMemory(self.engine, self.caps, self.state.namespaces[tenant], agent, self.suite.policy, self.timings,
+                           tenant_name=tenant)
 
     def run(self) -> dict[str, Any]:
         """Run every step; always forget what was written unless ``keep``."""
