@@ -1,0 +1,205 @@
+"""Optional dense retrieval for the reference engine: a local embedder and a vector index.
+
+Everything here needs the ``embeddings`` extra (``tokenlearn-static-model`` and numpy). Nothing
+else in memeval imports numpy: :func:`load_embedder` is the only door, and with ``auto`` a
+missing extra simply means "no dense signal".
+
+Vectors are embedded lazily: a write only queues its text, and the first search after it
+embeds every queued text in one batch, so write throughput does not depend on the model.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from memeval.errors import UsageError
+
+EMBEDDER_CHOICES = ("auto", "none", "static")
+_BATCH = 4096
+_QUERY_CACHE = 64
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors, shape ``(len(texts), dim)``."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """One numpy row per text; an empty text may give the zero vector."""
+
+
+class StaticEmbedder:
+    """``tokenlearn-static-model``: 64-d static (Model2Vec-style) vectors, about 20 µs a text.
+
+    Raises:
+        ImportError: the package or numpy is not installed.
+    """
+
+    name = "static-64d"
+
+    def __init__(self) -> None:
+        import numpy
+        import static_model
+
+        self._np = numpy
+        bundled = Path(static_model.__file__).resolve().parent / "model"
+        self._model_dir = str(static_model.ensure_model_ready(bundled))
+        # The public get_embeddings() re-resolves the model path on every call (~0.15 ms),
+        # which would dominate single-query embedding; the encoder it wraps is reused directly.
+        self._encode = getattr(static_model, "encode_batch", None)
+        self._fallback = static_model.get_embeddings
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """See :class:`Embedder`."""
+        np = self._np
+        if not texts:
+            return np.zeros((0, 64), dtype=np.float32)
+        if self._encode is not None:
+            raw = self._encode(self._model_dir, list(texts), 512)
+        else:
+            raw = self._fallback(list(texts))
+        vecs = np.asarray(raw, dtype=np.float32)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        return vecs / np.where(norms > 0, norms, 1.0)
+
+
+def load_embedder(choice: str) -> Embedder | None:
+    """The embedder a ``embedder:`` setting asks for, or None for plain BM25.
+
+    ``auto`` uses the static model when the ``embeddings`` extra is installed, else None;
+    ``static`` requires it; ``none`` never embeds.
+
+    Raises:
+        UsageError: an unknown choice, or ``static`` without the extra installed.
+    """
+    if choice not in EMBEDDER_CHOICES:
+        raise UsageError(f"reference engine: embedder must be one of {', '.join(EMBEDDER_CHOICES)}, not {choice!r}")
+    if choice == "none":
+        return None
+    try:
+        return StaticEmbedder()
+    except ImportError as err:
+        if choice == "auto":
+            return None
+        hint = "pip install 'memeval[embeddings]'"
+        raise UsageError(f"reference engine: embedder 'static' needs {hint} ({err})") from err
+
+
+class QueryVectors:
+    """An embedder plus a small cache of query vectors (one pre_turn asks the same query 4 times)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+
+    def vector(self, query: str) -> Any:
+        """The query's vector, shape ``(dim,)``."""
+        vec = self._cache.get(query)
+        if vec is None:
+            vec = self._cache[query] = self.embedder.embed([query])[0]
+            if len(self._cache) > _QUERY_CACHE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(query)
+        return vec
+
+
+class DenseIndex:
+    """Brute-force cosine search over one tenant's documents, filtered by node code.
+
+    Documents are dense ids in write order (0, 1, 2, ...), as in the lexical index. Rows of
+    removed documents stay but can never match. Not thread-safe: the engine serialises calls.
+    """
+
+    def __init__(self, queries: QueryVectors, min_similarity: float) -> None:
+        """``min_similarity`` is the cosine below which a document is not a hit."""
+        import numpy
+
+        self._np = numpy
+        self._queries = queries
+        self._floor = min_similarity
+        self._pending: list[str] = []
+        self._node = array("i")
+        self._vecs: Any = None
+        self._rows = 0
+        self._codes: Any = numpy.zeros(0, dtype=numpy.int32)
+        self._width = 1
+        self._version = 0
+        self._codes_version = -1
+        self._sims: tuple[str, int, Any] | None = None
+
+    def add(self, doc: int, node: int, text: str) -> None:
+        """Queue ``text`` as document ``doc`` (must equal the number added so far).
+
+        Raises:
+            ValueError: ``doc`` is out of order.
+        """
+        if doc != len(self._node):
+            raise ValueError(f"document {doc} out of order (expected {len(self._node)})")
+        self._node.append(node + 1)
+        self._width = max(self._width, node + 2)
+        self._pending.append(text)
+        self._version += 1
+
+    def remove(self, docs: Collection[int]) -> None:
+        """Make documents unmatchable; unknown ones are ignored."""
+        for doc in docs:
+            if 0 <= doc < len(self._node):
+                self._node[doc] = 0
+        self._version += 1
+
+    def search(self, query: str, nodes: Collection[int], k: int) -> list[tuple[int, float]]:
+        """The ``k`` most similar ``(doc, cosine)`` pairs in ``nodes`` at or above the floor.
+
+        Best first; equal similarities keep the older document first.
+        """
+        np = self._np
+        if k <= 0 or not nodes:
+            return []
+        sims = self._similarities(query)
+        lut = np.zeros(self._width, dtype=bool)
+        lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
+        rows = np.flatnonzero(lut[self._codes] & (sims >= self._floor))
+        if rows.size > k:
+            rows = rows[np.argpartition(-sims[rows], k - 1)[:k]]
+        rows = rows[np.lexsort((rows, -sims[rows]))]
+        return [(int(doc), float(sims[doc])) for doc in rows]
+
+    def _similarities(self, query: str) -> Any:
+        """Cosine of every row with the query, cached until the next write or removal."""
+        self._flush()
+        cached = self._sims
+        if cached is not None and cached[0] == query and cached[1] == self._version:
+            return cached[2]
+        sims = self._vecs[: self._rows] @ self._queries.vector(query) if self._rows else self._np.zeros(0)
+        self._sims = (query, self._version, sims)
+        return sims
+
+    def _flush(self) -> None:
+        """Embed every queued text and refresh the node-code view."""
+        np = self._np
+        pending, self._pending = self._pending, []
+        for start in range(0, len(pending), _BATCH):
+            batch = pending[start : start + _BATCH]
+            vecs = self._queries.embedder.embed(batch)
+            self._grow(self._rows + len(batch), vecs.shape[1])
+            self._vecs[self._rows : self._rows + len(batch)] = vecs
+            self._rows += len(batch)
+        if self._codes_version != self._version:
+            self._codes = np.frombuffer(self._node.tobytes(), dtype=np.int32)
+            self._codes_version = self._version
+
+    def _grow(self, rows: int, dim: int) -> None:
+        """Make room for ``rows`` vectors, doubling the capacity so appends stay amortised O(1)."""
+        np = self._np
+        if self._vecs is not None and self._vecs.shape[0] >= rows:
+            return
+        capacity = 0 if self._vecs is None else self._vecs.shape[0]
+        grown = np.zeros((max(rows, 2 * capacity, 1024), dim), dtype=np.float32)
+        if self._vecs is not None:
+            grown[: self._rows] = self._vecs[: self._rows]
+        self._vecs = grown
