@@ -1,0 +1,234 @@
+"""The embedded reference engine: real retrieval in-process, with no network and no server.
+
+Ranking, per recall:
+
+1. BM25 over title + text (:mod:`memeval.engines.reference_index`), query terms OR-ed, the node
+   filter applied inside the index.
+2. With the ``embeddings`` extra, brute-force cosine over static embeddings
+   (:mod:`memeval.engines.embedders`), fused with BM25 by reciprocal-rank fusion (k = 60).
+3. With ``prefer_recent``, a bounded recency boost per list before ranking: a candidate's BM25
+   score grows by at most 25 % and its cosine by at most 0.05, in proportion to its recency rank
+   among the candidates. So among items matching about equally the newer one comes first, and a
+   clearly better match is never overtaken.
+
+``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
+by item id and visible at once. Capabilities: ``forget``, ``erase``, ``beliefs``, ``inspect``.
+
+Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
+(cosine below which a dense-only candidate is dropped, default 0.35) and ``lexical_budget``
+(postings a query scores exactly, 0 = always exact, default 4096).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
+
+import memeval
+from memeval.engines.base import (
+    BuildReceipt,
+    Derived,
+    EngineInfo,
+    Hit,
+    ListPage,
+    MemoryItem,
+    RecallRequest,
+    WriteReceipt,
+)
+from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
+from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
+from memeval.engines.reference_store import TenantStore, cursor_key
+from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.suggest import did_you_mean
+
+CAPABILITIES = frozenset({"forget", "erase", "beliefs", "inspect"})
+RRF_K = 60
+LEXICAL_RECENCY = 0.25
+DENSE_RECENCY = 0.05
+DEFAULT_MIN_SIMILARITY = 0.35
+_SETTINGS = ("embedder", "min_similarity", "lexical_budget")
+
+
+def create(settings: Mapping[str, Any]) -> ReferenceEngine:
+    """The ``reference`` entry point.
+
+    Raises:
+        UsageError: an unknown setting or an invalid value (see the module docstring).
+    """
+    for key in settings:
+        if key not in _SETTINGS:
+            raise UsageError(f"reference engine: unknown setting {key!r}{did_you_mean(key, _SETTINGS)}")
+    similarity = settings.get("min_similarity", DEFAULT_MIN_SIMILARITY)
+    budget = settings.get("lexical_budget", DEFAULT_BUDGET)
+    if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not -1 <= similarity <= 1:
+        raise UsageError(f"reference engine: min_similarity must be a number in [-1, 1], not {similarity!r}")
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        raise UsageError(f"reference engine: lexical_budget must be an integer >= 0, not {budget!r}")
+    embedder = load_embedder(str(settings.get("embedder", "auto")))
+    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity), budget)
+
+
+class ReferenceEngine:
+    """In-memory engine implementing :class:`memeval.engines.base.Engine`; safe across threads."""
+
+    def __init__(self, queries: QueryVectors | None, min_similarity: float, lexical_budget: int) -> None:
+        """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal."""
+        self._queries = queries
+        self._min_similarity = min_similarity
+        self._budget = lexical_budget
+        self._tenants: dict[str, TenantStore] = {}
+        self._lock = threading.Lock()
+
+    def info(self) -> EngineInfo:
+        """Name, version, capabilities and the ranking in use."""
+        embedder = self._queries.embedder.name if self._queries else "none"
+        ranking = f"bm25+dense({embedder})+recency" if self._queries else "bm25+recency"
+        settings = {"ranking": ranking, "embedder": embedder, "lexical_budget": self._budget}
+        if self._queries:
+            settings["min_similarity"] = self._min_similarity
+        return EngineInfo("reference", memeval.__version__, CAPABILITIES, settings=settings)
+
+    def write(self, item: MemoryItem) -> WriteReceipt:
+        """Store ``item``, visible at once; a second write of the same id is a replay.
+
+        Raises:
+            EngineError: ``item.at`` is not a timestamp.
+        """
+        with self._lock:
+            tenant = self._tenants.get(item.tenant)
+            if tenant is None:
+                tenant = self._tenants[item.tenant] = self._new_tenant()
+            return tenant.write(item)
+
+    def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+        """A page of ``tenant``, newest first by ``at`` (undated items last, newest written first).
+
+        Raises:
+            EngineError: ``limit`` below 1 or a cursor this engine did not hand out.
+        """
+        if limit < 1:
+            raise EngineError(f"list limit must be at least 1, not {limit}")
+        after = None if cursor is None else cursor_key(cursor)
+        with self._lock:
+            store = self._tenants.get(tenant)
+            return store.page(after, limit) if store else ListPage(())
+
+    def recall(self, request: RecallRequest) -> list[Hit]:
+        """At most ``request.limit`` hits in the requested nodes, best first.
+
+        Scores: the boosted BM25 score without embeddings, the fused RRF score with them, and
+        ``1 / position`` for ``query=None``. A query with no indexable word (only stopwords or
+        punctuation) matches lexically nothing; never raises on any query text.
+        """
+        with self._lock:
+            store = self._tenants.get(request.tenant)
+            codes = store.codes_for(tuple(request.nodes)) if store else ()
+            if store is None or not codes or request.limit <= 0:
+                return []
+            if request.query is None:
+                docs = store.newest(codes, request.limit)
+                return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
+            depth = max(2 * request.limit, 10)
+            lexical = store.lexical.search(analyze(request.query), codes, depth)
+            dense = store.dense.search(request.query, codes, depth) if store.dense else None
+            keys = store.keys if request.prefer_recent else None
+            ranked = fuse(lexical, dense, keys)[: request.limit]
+            return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
+
+    def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
+        """Remove items and the beliefs derived from them; returns how many items were removed."""
+        with self._lock:
+            store = self._tenants.get(tenant)
+            return store.forget(ids) if store else 0
+
+    def erase(self, tenant: str) -> None:
+        """Remove everything stored under ``tenant``, beliefs included."""
+        with self._lock:
+            self._tenants.pop(tenant, None)
+
+    def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> NoReturn:
+        """Raises :class:`Unsupported`: the reference engine has no model to answer with."""
+        _unsupported("answer")
+
+    def build_beliefs(self, tenant: str) -> BuildReceipt:
+        """One belief per document and per conversation thread, never duplicated."""
+        with self._lock:
+            store = self._tenants.get(tenant)
+            return BuildReceipt(store.build_beliefs() if store else 0)
+
+    def run_job(self, job: str) -> BuildReceipt:
+        """Writes hand back no jobs, so any job is skipped."""
+        return BuildReceipt(0, "skipped")
+
+    def inspect(self, tenant: str) -> Derived:
+        """The beliefs built so far (``subject states sentence``); no facts or conflicts."""
+        with self._lock:
+            store = self._tenants.get(tenant)
+            return store.derived() if store else Derived()
+
+    def usage(self) -> NoReturn:
+        """Raises :class:`Unsupported`: the reference engine calls no model."""
+        _unsupported("usage")
+
+    def backlog(self) -> NoReturn:
+        """Raises :class:`Unsupported`: nothing is enriched in the background."""
+        _unsupported("backlog")
+
+    def close(self) -> None:
+        """Drop every tenant."""
+        with self._lock:
+            self._tenants.clear()
+
+    def _new_tenant(self) -> TenantStore:
+        dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
+        return TenantStore(LexicalIndex(self._budget), dense)
+
+
+def fuse(
+    lexical: Sequence[tuple[int, float]],
+    dense: Sequence[tuple[int, float]] | None,
+    keys: Sequence[int] | None,
+) -> list[tuple[int, float]]:
+    """Merge ranked ``(doc, score)`` lists into one, best first.
+
+    ``dense`` None means lexical only: the result is the (boosted) BM25 order. Otherwise both
+    lists are fused by RRF. ``keys`` (recency key per document) enables the recency boost and
+    breaks remaining ties newest first; without it ties keep the older document first.
+    """
+    candidates = list(dict.fromkeys([doc for doc, _ in lexical] + [doc for doc, _ in (dense or ())]))
+    recency = _recency(candidates, keys) if keys is not None else dict.fromkeys(candidates, 0.0)
+    lex = {doc: score * (1 + LEXICAL_RECENCY * recency[doc]) for doc, score in lexical}
+    if dense is None:
+        fused = lex
+    else:
+        near = {doc: sim + DENSE_RECENCY * recency[doc] for doc, sim in dense}
+        fused = dict.fromkeys(candidates, 0.0)
+        for scores in (lex, near):
+            for doc, rank in _ranks(scores).items():
+                fused[doc] += 1.0 / (RRF_K + rank)
+    if keys is None:
+        return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
+    return sorted(fused.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
+
+
+def _recency(docs: Sequence[int], keys: Sequence[int]) -> dict[int, float]:
+    """Each document's recency rank among ``docs`` scaled to [0, 1] (1 = newest)."""
+    order = sorted(docs, key=keys.__getitem__)
+    span = max(len(order) - 1, 1)
+    return {doc: i / span if len(order) > 1 else 1.0 for i, doc in enumerate(order)}
+
+
+def _ranks(scores: Mapping[int, float]) -> dict[int, int]:
+    """1-based ranks by descending score; equal scores share the best rank."""
+    ranks: dict[int, int] = {}
+    previous, rank = None, 0
+    for i, (doc, score) in enumerate(sorted(scores.items(), key=lambda pair: -pair[1]), start=1):
+        if score != previous:
+            previous, rank = score, i
+        ranks[doc] = rank
+    return ranks
+
+
+def _unsupported(capability: str) -> NoReturn:
+    raise Unsupported(f"the reference engine has no {capability!r} capability")

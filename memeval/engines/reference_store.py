@@ -1,0 +1,201 @@
+"""One tenant of the reference engine: its items, their order, node codes, indexes and beliefs.
+
+Each item gets a dense document number in write order (its slot) and a recency key, an int
+that sorts by ``at`` and then by write order, with every undated item below every dated one.
+Keys stay unique because the low 32 bits are the slot.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from bisect import bisect_left
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from itertools import islice
+
+from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
+from memeval.engines.embedders import DenseIndex
+from memeval.engines.reference_index import LexicalIndex
+from memeval.errors import EngineError
+
+_SLOT_BITS = 32
+_SLOT_MASK = (1 << _SLOT_BITS) - 1
+_DATED = 1 << 62
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+BELIEF_CHARS = 240
+BELIEF_CONFIDENCE = 0.5
+
+
+class TenantStore:
+    """Everything one tenant holds. Not thread-safe: the engine serialises calls."""
+
+    def __init__(self, lexical: LexicalIndex, dense: DenseIndex | None) -> None:
+        self.lexical = lexical
+        self.dense = dense
+        self.items: list[MemoryItem | None] = []
+        self.keys: list[int] = []
+        self._ids: dict[str, int] = {}
+        self._doc_code: list[int] = []
+        self._codes: dict[str, int] = {}
+        self._patterns: dict[tuple[str, ...], tuple[int, ...]] = {}
+        self._order: list[int] = []
+        self._order_sorted = True
+        self._node_order: list[list[int]] = []
+        self._node_unsorted: set[int] = set()
+        self._beliefs: dict[str, tuple[Belief, str]] = {}
+        self._scanned = 0
+
+    def write(self, item: MemoryItem) -> WriteReceipt:
+        """Store ``item`` unless its id is already here (then a replay that stores nothing).
+
+        Raises:
+            EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp.
+        """
+        if item.id in self._ids:
+            return WriteReceipt(item.id, replayed=True)
+        doc = len(self.items)
+        code = self._codes.get(item.node)
+        if code is None:
+            code = self._new_node(item.node)
+        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
+        self.items.append(item)
+        self.keys.append(key)
+        self._ids[item.id] = doc
+        self._doc_code.append(code)
+        if self._order and key < self._order[-1]:
+            self._order_sorted = False
+        self._order.append(key)
+        node_order = self._node_order[code]
+        if node_order and key < node_order[-1]:
+            self._node_unsorted.add(code)
+        node_order.append(key)
+        text = item.text if item.title is None else f"{item.title}\n{item.text}"
+        self.lexical.add(doc, code, text)
+        if self.dense is not None:
+            self.dense.add(doc, code, text)
+        return WriteReceipt(item.id)
+
+    def codes_for(self, patterns: tuple[str, ...]) -> tuple[int, ...]:
+        """Codes of this tenant's nodes that match ``patterns`` (see ``node_matches``)."""
+        codes = self._patterns.get(patterns)
+        if codes is None:
+            codes = tuple(c for name, c in self._codes.items() if node_matches(name, patterns))
+            self._patterns[patterns] = codes
+        return codes
+
+    def newest(self, codes: Iterable[int], limit: int) -> list[int]:
+        """The ``limit`` newest live documents in the given nodes, newest first."""
+        lists = [self._sorted_node(code) for code in codes]
+        merged = heapq.merge(*(reversed(keys) for keys in lists), reverse=True)
+        return [key & _SLOT_MASK for key in islice(merged, limit)]
+
+    def page(self, after: int | None, limit: int) -> ListPage:
+        """One page of the listing, newest first, of items older than the key ``after``."""
+        if not self._order_sorted:
+            self._order.sort()
+            self._order_sorted = True
+        end = len(self._order) if after is None else bisect_left(self._order, after)
+        start = max(0, end - limit)
+        page = tuple(self.items[key & _SLOT_MASK] for key in reversed(self._order[start:end]))
+        return ListPage(page, format(self._order[start], "x") if start else None)  # type: ignore[arg-type]
+
+    def forget(self, ids: Iterable[str]) -> int:
+        """Remove items by id and every belief derived from them; returns how many items went."""
+        docs = {}
+        for item_id in ids:
+            doc = self._ids.pop(item_id, None)
+            if doc is not None:
+                docs[doc] = self._doc_code[doc]
+                self.items[doc] = None
+        if not docs:
+            return 0
+        self.lexical.remove(docs)
+        if self.dense is not None:
+            self.dense.remove(docs)
+        gone = {self.keys[doc] for doc in docs}
+        self._order = [key for key in self._order if key not in gone]
+        for code in set(docs.values()):
+            self._node_order[code] = [key for key in self._node_order[code] if key not in gone]
+        self._beliefs = {key: made for key, made in self._beliefs.items() if made[1] in self._ids}
+        self._scanned = 0
+        return len(docs)
+
+    def build_beliefs(self) -> int:
+        """Add one belief per document and per thread not yet covered; returns how many were added.
+
+        A document states the first sentence of its body; a thread, the first sentence of its
+        first user turn (lowest turn index). Reply-only threads and empty texts yield none.
+        """
+        sources: dict[str, tuple[tuple[float, int], str, MemoryItem]] = {}
+        for doc in range(self._scanned, len(self.items)):
+            item = self.items[doc]
+            if item is None:
+                continue
+            if item.kind == "document":
+                sources[f"document:{item.id}"] = ((0, doc), item.title or item.node, item)
+            elif item.kind == "turn" and item.thread is not None and item.role == "user":
+                rank = (float("inf") if item.turn is None else item.turn, doc)
+                key = f"thread:{item.thread}"
+                if key not in sources or rank < sources[key][0]:
+                    sources[key] = (rank, item.thread, item)
+        self._scanned = len(self.items)
+        built = 0
+        for key, (_, subject, item) in sources.items():
+            sentence = first_sentence(item.text)
+            if key not in self._beliefs and sentence:
+                belief = Belief(subject, "states", sentence, "supported", BELIEF_CONFIDENCE)
+                self._beliefs[key] = (belief, item.id)
+                built += 1
+        return built
+
+    def derived(self) -> Derived:
+        """The beliefs built so far, in the order they were built."""
+        return Derived(beliefs=tuple(belief for belief, _ in self._beliefs.values()))
+
+    def _new_node(self, name: str) -> int:
+        code = self._codes[name] = len(self._codes)
+        self._node_order.append([])
+        self._patterns.clear()
+        return code
+
+    def _sorted_node(self, code: int) -> list[int]:
+        keys = self._node_order[code]
+        if code in self._node_unsorted:
+            keys.sort()
+            self._node_unsorted.discard(code)
+        return keys
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` with whitespace collapsed, at most 240 characters."""
+    flat = " ".join(text.split())
+    sentence = _SENTENCE_END.split(flat, 1)[0]
+    if len(sentence) > BELIEF_CHARS:
+        sentence = sentence[:BELIEF_CHARS].rsplit(" ", 1)[0] or sentence[:BELIEF_CHARS]
+    return sentence
+
+
+def _micros(item: MemoryItem) -> int:
+    """``item.at`` in microseconds since the Unix epoch (a naive time counts as UTC)."""
+    try:
+        when = datetime.fromisoformat(item.at)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise EngineError(f"item {item.id}: invalid timestamp {item.at!r}") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - _EPOCH) // _MICROSECOND
+
+
+def cursor_key(cursor: str) -> int:
+    """The recency key a list cursor stands for.
+
+    Raises:
+        EngineError: ``cursor`` is not one :meth:`TenantStore.page` handed out.
+    """
+    try:
+        return int(cursor, 16)
+    except ValueError:
+        raise EngineError(f"invalid list cursor {cursor!r}") from None

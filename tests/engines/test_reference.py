@@ -1,0 +1,339 @@
+"""The embedded reference engine against the Engine contract, plus its ranking promises."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import pytest
+
+from memeval.engines.base import Belief, Engine, MemoryItem, RecallRequest
+from memeval.engines.reference import create
+from memeval.engines.reference_index import LexicalIndex, analyze
+from memeval.errors import EngineError, Unsupported, UsageError
+
+T = "tenant-1"
+DISTRACTORS = [
+    "The team met on Monday to plan the sprint and review open tickets.",
+    "Lunch today is pasta with a green salad and lemon water.",
+    "The build pipeline failed twice because of a flaky network test.",
+    "Please rotate the API keys before the end of the quarter.",
+    "Our office plants need watering every Thursday afternoon.",
+    "The quarterly report shows revenue growth in every region.",
+    "Bob prefers tea over coffee and drinks it without sugar.",
+    "The database migration is scheduled for Saturday night.",
+]
+
+
+def bm25_only() -> Engine:
+    return create({"embedder": "none"})
+
+
+def turn(text: str, node: str = "agent:a", at: str | None = None, tenant: str = T, **kw) -> MemoryItem:
+    return MemoryItem(tenant, node, "turn", text, at=at, **kw)
+
+
+def minute(i: int) -> str:
+    return f"2026-09-01T{9 + i // 60:02d}:{i % 60:02d}:00Z"
+
+
+def recall(engine: Engine, query: str | None, nodes=("agent:",), limit=10, prefer_recent=True, tenant=T) -> list[str]:
+    return [h.item.text for h in engine.recall(RecallRequest(tenant, tuple(nodes), query, limit, prefer_recent))]
+
+
+def test_satisfies_the_engine_protocol_and_declares_its_capabilities():
+    engine = bm25_only()
+    info = engine.info()
+    assert isinstance(engine, Engine)
+    assert info.name == "reference"
+    assert info.capabilities == frozenset({"forget", "erase", "beliefs", "inspect"})
+    assert info.settings["ranking"] == "bm25+recency"
+    assert info.settings["embedder"] == "none"
+
+
+@pytest.mark.parametrize("call", ["answer", "usage", "backlog"])
+def test_undeclared_capabilities_raise_unsupported(call):
+    engine = bm25_only()
+    args = {"answer": (T, "q?", ("agent:",), 3), "usage": (), "backlog": ()}[call]
+    with pytest.raises(Unsupported, match=call):
+        getattr(engine, call)(*args)
+
+
+def test_settings_are_validated():
+    with pytest.raises(UsageError, match="did you mean 'embedder'"):
+        create({"embeder": "none"})
+    with pytest.raises(UsageError, match="auto, none, static"):
+        create({"embedder": "minilm"})
+    with pytest.raises(UsageError, match="lexical_budget"):
+        create({"lexical_budget": -1})
+
+
+def test_static_embedder_without_the_extra_is_a_usage_error():
+    if importlib.util.find_spec("static_model") and importlib.util.find_spec("numpy"):
+        pytest.skip("the embeddings extra is installed here")
+    with pytest.raises(UsageError, match=r"memeval\[embeddings\]"):
+        create({"embedder": "static"})
+    assert create({"embedder": "auto"}).info().settings["ranking"] == "bm25+recency"
+
+
+def test_a_second_write_of_the_same_item_is_a_replay():
+    engine = bm25_only()
+    item = turn("the deploy target is staging", at=minute(0))
+    first, second = engine.write(item), engine.write(item)
+    assert (first.id, first.replayed, second.id, second.replayed) == (item.id, False, item.id, True)
+    assert first.job is None
+    assert [i.id for i in engine.list(T).items] == [item.id]
+    assert len(engine.recall(RecallRequest(T, ("agent:",), "deploy target", 10))) == 1
+
+
+def test_tenants_are_separate_roots():
+    engine = bm25_only()
+    engine.write(turn("alice is allergic to peanuts", tenant="t1"))
+    engine.write(turn("bob is allergic to shellfish", tenant="t2"))
+    assert recall(engine, "allergic", tenant="t1") == ["alice is allergic to peanuts"]
+    assert recall(engine, None, tenant="t2") == ["bob is allergic to shellfish"]
+    engine.erase("t1")
+    assert recall(engine, "allergic", tenant="t1") == []
+    assert [i.text for i in engine.list("t2").items] == ["bob is allergic to shellfish"]
+    assert recall(engine, "allergic", tenant="nobody") == []
+
+
+def test_nodes_select_by_exact_name_or_colon_prefix():
+    engine = bm25_only()
+    for node in ("agent:a", "agent:b", "agentx", "source:wiki", "source:wikipedia", "learnings"):
+        engine.write(MemoryItem(T, node, "turn", f"release notes from {node}"))
+
+    def found(nodes: tuple[str, ...]) -> list[str]:
+        return sorted(h.item.node for h in engine.recall(RecallRequest(T, nodes, "release notes", 10)))
+
+    assert found(("agent:",)) == ["agent:a", "agent:b"]
+    assert found(("agent:b",)) == ["agent:b"]
+    assert found(("source:wiki",)) == ["source:wiki"]
+    assert found(("source:", "learnings")) == ["learnings", "source:wiki", "source:wikipedia"]
+    assert found(("agent",)) == []
+    assert found(()) == []
+
+
+def test_a_small_node_is_not_starved_by_a_large_one():
+    engine = bm25_only()
+    for i in range(300):
+        engine.write(turn(f"deploy log line {i}: deploy finished", node="agent:busy"))
+    engine.write(turn("deploy checklist for the quiet agent", node="agent:quiet"))
+    assert recall(engine, "deploy", nodes=("agent:quiet",), limit=1) == ["deploy checklist for the quiet agent"]
+
+
+def test_list_pages_newest_first_each_item_once():
+    engine = bm25_only()
+    order = [7, 2, 9, 0, 4, 1, 8, 3, 6, 5]
+    for i in order:
+        engine.write(turn(f"dated {i}", at=minute(i)))
+    engine.write(turn("undated first"))
+    engine.write(turn("undated second"))
+    seen, cursor, pages = [], None, 0
+    while True:
+        page = engine.list(T, cursor, limit=4)
+        seen += [i.text for i in page.items]
+        pages += 1
+        if page.cursor is None:
+            break
+        cursor = page.cursor
+    assert pages == 3
+    assert seen == [f"dated {i}" for i in range(9, -1, -1)] + ["undated second", "undated first"]
+
+
+def test_list_cursor_survives_a_write_between_pages():
+    engine = bm25_only()
+    for i in range(6):
+        engine.write(turn(f"turn {i}", at=minute(i)))
+    first = engine.list(T, limit=3)
+    engine.write(turn("late turn", at=minute(59)))
+    second = engine.list(T, first.cursor, limit=3)
+    assert [i.text for i in first.items + second.items] == [f"turn {i}" for i in range(5, -1, -1)]
+    assert second.cursor is None
+    assert engine.list(T, limit=1).items[0].text == "late turn"
+
+
+def test_list_and_writes_reject_bad_input():
+    engine = bm25_only()
+    with pytest.raises(EngineError, match="cursor"):
+        engine.list(T, "not-a-cursor")
+    with pytest.raises(EngineError, match="limit"):
+        engine.list(T, limit=0)
+    with pytest.raises(EngineError, match="timestamp"):
+        engine.write(turn("when?", at="yesterday"))
+
+
+def test_query_none_lists_the_nodes_newest_first():
+    engine = bm25_only()
+    for i in range(5):
+        engine.write(turn(f"a{i}", node="agent:a", at=minute(2 * i)))
+        engine.write(turn(f"b{i}", node="agent:b", at=minute(2 * i + 1)))
+    assert recall(engine, None, limit=4) == ["b4", "a4", "b3", "a3"]
+    assert recall(engine, None, nodes=("agent:a",), limit=2) == ["a4", "a3"]
+
+
+def test_forget_removes_items_from_recall_listing_and_beliefs():
+    engine = bm25_only()
+    keep = turn("the staging server lives in Frankfurt.", thread="ops", turn=0, at=minute(0))
+    drop = turn("the staging password is hunter2.", thread="secrets", turn=0, at=minute(1))
+    engine.write(keep)
+    engine.write(drop)
+    assert engine.build_beliefs(T).built == 2
+    assert engine.forget(T, (drop.id, drop.id, "unknown")) == 1
+    assert engine.forget(T, (drop.id,)) == 0
+    assert recall(engine, "staging password") == ["the staging server lives in Frankfurt."]
+    assert [i.id for i in engine.list(T).items] == [keep.id]
+    assert [b.subject for b in engine.inspect(T).beliefs] == ["ops"]
+
+
+def test_erase_removes_everything_in_the_tenant():
+    engine = bm25_only()
+    engine.write(turn("alpha", thread="x"))
+    engine.build_beliefs(T)
+    engine.erase(T)
+    assert engine.list(T).items == ()
+    assert engine.inspect(T).beliefs == ()
+    assert recall(engine, "alpha") == []
+
+
+def test_bm25_ranks_the_relevant_item_first_among_distractors():
+    engine = bm25_only()
+    for text in DISTRACTORS[:4]:
+        engine.write(turn(text))
+    engine.write(turn("Alice mentioned she is allergic to peanuts, so no satay."))
+    for text in DISTRACTORS[4:]:
+        engine.write(turn(text))
+    hits = recall(engine, "What is Alice allergic to?")
+    assert hits == ["Alice mentioned she is allergic to peanuts, so no satay."]
+    assert recall(engine, "Which tickets did the team plan on Monday?")[0] == DISTRACTORS[0]
+
+
+def test_a_rare_term_outweighs_a_common_one():
+    engine = bm25_only()
+    for i in range(20):
+        engine.write(turn(f"meeting notes number {i} about the meeting"))
+    engine.write(turn("kubernetes upgrade notes"))
+    assert recall(engine, "meeting about kubernetes", limit=1) == ["kubernetes upgrade notes"]
+
+
+def test_stemming_lets_inflections_meet():
+    engine = bm25_only()
+    engine.write(turn("We moved the servers to the new datacenter."))
+    assert recall(engine, "moving server") == ["We moved the servers to the new datacenter."]
+    assert analyze("Moving, moved, moves!") == ["mov", "mov", "mov"]
+
+
+def test_recency_breaks_a_near_tie_in_favour_of_the_newer_value():
+    engine = bm25_only()
+    engine.write(turn("My favourite editor is vim.", at=minute(0)))
+    engine.write(turn("Actually my favourite editor is now emacs.", at=minute(30)))
+    query = "what is my favourite editor?"
+    assert recall(engine, query, prefer_recent=True) == [
+        "Actually my favourite editor is now emacs.",
+        "My favourite editor is vim.",
+    ]
+    assert recall(engine, query, prefer_recent=False)[0] == "My favourite editor is vim."
+
+
+def test_recency_does_not_drown_relevance():
+    engine = bm25_only()
+    engine.write(turn("The invoice for the Zurich office is overdue.", at=minute(0)))
+    engine.write(turn("Someone asked about an office chair.", at=minute(50)))
+    assert recall(engine, "Zurich office invoice")[0] == "The invoice for the Zurich office is overdue."
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '"unbalanced',
+        "deploy*",
+        "-staging",
+        "agent:a",
+        "AND",
+        "OR OR",
+        "NOT",
+        "NEAR(",
+        "NEAR(a b",
+        "()",
+        "{}",
+        "^start",
+        "a'b",
+        "\x00",
+        "💥 emoji",
+        "über straße",
+        "x" * 5000,
+        "",
+        "   ",
+    ],
+)
+def test_punctuation_and_query_syntax_never_raise(query):
+    engine = bm25_only()
+    engine.write(turn("deploy to staging with agent a"))
+    assert isinstance(engine.recall(RecallRequest(T, ("agent:",), query, 5)), list)
+
+
+def test_a_query_of_only_stopwords_returns_nothing_without_error():
+    engine = bm25_only()
+    engine.write(turn("what is it about the weather"))
+    assert recall(engine, "What is it about?") == []
+
+
+def test_build_beliefs_one_per_document_and_thread_never_duplicated():
+    engine = bm25_only()
+    long_body = "word " * 100
+    engine.write(MemoryItem(T, "source:wiki", "document", "Paris is the capital. It is big.", title="France"))
+    engine.write(MemoryItem(T, "source:wiki", "document", long_body + "end."))
+    engine.write(turn("Second question here. More.", thread="th", turn=2))
+    engine.write(turn("First question here! And more.", thread="th", turn=0))
+    engine.write(turn("Sure, I can help.", thread="th", turn=1, role="assistant"))
+    engine.write(turn("Only a reply.", thread="replies", turn=0, role="assistant"))
+    assert engine.build_beliefs(T).built == 3
+    assert engine.build_beliefs(T).built == 0
+    beliefs = engine.inspect(T).beliefs
+    assert beliefs[0] == Belief("France", "states", "Paris is the capital.", "supported", 0.5)
+    assert beliefs[1].subject == "source:wiki" and len(beliefs[1].object) <= 240
+    assert beliefs[2] == Belief("th", "states", "First question here!", "supported", 0.5)
+    assert engine.run_job("anything").outcome == "skipped"
+
+
+def test_lexical_index_matches_textbook_bm25():
+    docs = ["apple banana apple", "banana cherry", "cherry date elder fig", "apple"]
+    index = LexicalIndex(budget=0)
+    for doc, text in enumerate(docs):
+        index.add(doc, 0, text)
+    query = analyze("apple cherry")
+    got = dict(index.search(query, [0], 10))
+    terms = [analyze(t) for t in docs]
+    avgdl = sum(map(len, terms)) / len(terms)
+    for doc, words in enumerate(terms):
+        want = 0.0
+        for term in set(query):
+            df = sum(term in t for t in terms)
+            tf = words.count(term)
+            idf = math.log(1 + (len(terms) - df + 0.5) / (df + 0.5))
+            want += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl)) if tf else 0.0
+        assert got.get(doc, 0.0) == pytest.approx(want, rel=0.021)
+
+
+def test_a_tight_budget_still_finds_the_rare_match():
+    engine = create({"embedder": "none", "lexical_budget": 8})
+    for i in range(200):
+        engine.write(turn(f"status update {i} for the project"))
+    engine.write(turn("project zebra status is green"))
+    assert recall(engine, "zebra project status", limit=1) == ["project zebra status is green"]
+
+
+def test_embeddings_find_a_paraphrase_that_bm25_misses():
+    pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
+    pytest.importorskip("static_model", reason="the embeddings extra (tokenlearn-static-model) is not installed")
+    query = "Which foods should I avoid eating?"
+    texts = ["I am allergic to peanuts and shellfish.", *DISTRACTORS]
+    dense, plain = create({"embedder": "static"}), bm25_only()
+    for engine in (dense, plain):
+        for text in texts:
+            engine.write(turn(text))
+    assert dense.info().settings["ranking"] == "bm25+dense(static-64d)+recency"
+    assert recall(plain, query) == []
+    assert recall(dense, query)[0] == "I am allergic to peanuts and shellfish."
+    assert recall(dense, "allergic to peanuts")[0] == "I am allergic to peanuts and shellfish."
