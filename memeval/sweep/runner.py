@@ -2,13 +2,19 @@
 
 Each cell runs in a worker thread that owns its server (started and torn down by the cell) and
 waits on a ``memeval run`` process, so a crash, hang or bug in one run stays in its cell. Ctrl-C
-stops new cells, terminates the live runs, waits for every cell to tear its server down, writes
-the summary of what finished, and raises :class:`memeval.errors.Interrupted` (exit 130).
+(or SIGTERM, which would otherwise kill the sweep and orphan the servers, as they run in their
+own sessions) stops new cells, terminates the live runs, waits for every cell to tear its server
+down, writes the summary of what finished, and raises :class:`memeval.errors.Interrupted` (exit
+130).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping
@@ -65,11 +71,29 @@ def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] 
     for line in skipped:
         progress(line)
     control = Control()
-    results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
+    with _sigterm_interrupts():
+        results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
     summary = write_summary(folder, summarise(matrix, results, skipped), options.templates)
     if interrupted:
         raise Interrupted(f"sweep interrupted; every server was stopped; partial summary in {folder}")
     return SweepResult(folder, tuple(results), tuple(skipped), summary)
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM raises KeyboardInterrupt in the main thread (as Ctrl-C does)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control,

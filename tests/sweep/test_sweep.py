@@ -108,7 +108,8 @@ def test_drift_lines_name_every_difference_and_hide_secrets():
     assert drift({"A": "1"}, {}) == ["A: the profile sets '1', the server does not report it"]
 
 
-def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path, sig):
     slow = FAST.replace("settle_timeout_s: 5", "settle_timeout_s: 60")
     matrix = write_matrix(tmp_path, "matrix: stop\n" + slow + textwrap.dedent("""\
     parallel: 2
@@ -127,7 +128,7 @@ def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path):
         time.sleep(0.1)
     time.sleep(1.0)  # the runs are now waiting for writes the servers hide
     pids = server_pids(str(out))
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "interrupted" in err
