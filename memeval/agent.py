@@ -18,6 +18,7 @@ from memeval.pack import Pack, Section, assemble, render_item
 from memeval.spec.model import Policy
 
 OVERFETCH = 3
+THREAD_FETCH = 200
 SUMMARY_QUESTION = "What was discussed, decided and left open?"
 
 
@@ -91,20 +92,21 @@ class AgentMemory:
         start = time.perf_counter()
         lead: list[Section] = []
         if thread is not None:
-            lead.append(self._thread_section("Earlier in this thread", thread, focus, max(self.policy.history, 1)))
+            lead.append(self._thread_section("Earlier in this thread", thread, None, max(self.policy.history, 1)))
         pack = self._pack(focus, Exclusion(), lead)
         self.timings.add("start_session", _ms(start))
         return pack
 
     def recall_for_compaction(self, thread: str, dropped: list[MemoryItem], focus: str | None = None) -> Pack:
         """A pack for the turns that left the prompt: first "Earlier in this conversation" (the
-        engine's grounded answer where it has one, else the dropped turns recalled from memory),
+        engine's grounded answer where it has one, else the dropped turns fetched back from
+        memory by their own content, in turn order),
         then the standard sections ranked for ``focus``, else for a gist of the dropped turns.
         Turns after the dropped range are still in the prompt and are left out."""
         start = time.perf_counter()
         last = max((d.turn or 0) for d in dropped)
         limit = min(max(self.policy.history, len(dropped)), 24)
-        lead = [self._earlier(thread, focus, limit, last)]
+        lead = [self._earlier(thread, focus, limit, dropped)]
         query = focus or gist(dropped)
         pack = self._pack(query, Exclusion(thread, last + 1), lead)
         self.timings.add("recall_for_compaction", _ms(start))
@@ -150,26 +152,31 @@ class AgentMemory:
                 break
         return section
 
-    def _thread_section(self, heading: str, thread: str, focus: str | None, limit: int, last_turn: int | None = None) -> Section:
-        hits = self.engine.recall(RecallRequest(self.tenant, (f"agent:{self.agent}",), focus, max(limit * 8, 48)))
-        items = [h.item for h in hits if h.item.thread == thread and (last_turn is None or (h.item.turn or 0) <= last_turn)]
-        items = sorted(items, key=lambda i: i.turn or 0)[-limit:]
+    def _thread_section(self, heading: str, thread: str, query: str | None, limit: int,
+                        turns: tuple[int, int] | None = None) -> Section:
+        """The thread's latest ``limit`` turns (within ``turns`` when given), in turn order.
+
+        ``query`` None walks the agent's items newest first; a query (the dropped turns' gist)
+        finds them by content instead, which reaches back further in a long history."""
+        hits = self.engine.recall(RecallRequest(self.tenant, (f"agent:{self.agent}",), query, THREAD_FETCH))
+        items = [h.item for h in hits if h.item.thread == thread
+                 and (turns is None or turns[0] <= (h.item.turn or 0) <= turns[1])]
         section = Section(heading)
-        for item in items:
+        for item in sorted(items, key=lambda i: i.turn or 0)[-limit:]:
             section.bullets.append(render_item(item))
             section.refs.append(item.id)
         return section
 
-    def _earlier(self, thread: str, focus: str | None, limit: int, last_turn: int) -> Section:
+    def _earlier(self, thread: str, focus: str | None, limit: int, dropped: list[MemoryItem]) -> Section:
         heading = "Earlier in this conversation"
         if "answer" in self.capabilities:
-            question = focus or SUMMARY_QUESTION
             try:
-                text = self.engine.answer(self.tenant, question, (f"agent:{self.agent}",), limit)
+                text = self.engine.answer(self.tenant, focus or SUMMARY_QUESTION, (f"agent:{self.agent}",), limit)
                 return Section(heading, prose=[line for line in text.splitlines() if line.strip()])
             except Unsupported:
                 pass
-        return self._thread_section(heading, thread, focus or SUMMARY_QUESTION, limit, last_turn)
+        span = (min(d.turn or 0 for d in dropped), max(d.turn or 0 for d in dropped))
+        return self._thread_section(heading, thread, gist(dropped), limit, span)
 
 
 def gist(dropped: list[MemoryItem], total: int = 600) -> str:

@@ -120,6 +120,9 @@ def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], threads: dic
 
 def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list[SpecIssue]:
     if probe.get("abstain"):
+        if "leaks" in probe.get("groups", []):
+            return [loc.issue(path + ("groups",), "an abstention probe cannot feed leaks (its forbid lists invented answers); "
+                              "use a probe with expect and forbid for a leak check")]
         if "expect" in probe:
             return [loc.issue(path + ("expect",), "an abstention probe expects no value (the answer is 'unknown'); list invented answers under forbid", key=True)]
         if "forbid" not in probe:
