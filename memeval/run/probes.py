@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from memeval.engines.base import MemoryItem
-from memeval.errors import EngineError, Unsupported
+from memeval.errors import Unsupported
 from memeval.pack import Pack
 from memeval.plan import Step, timestamp
 from memeval.score.probe import score_pack, unscored
@@ -24,7 +24,13 @@ class ProbeRunner:
         self.by_id = {p.id: p for p in run.scenario.probes}
 
     def run(self, step: Step) -> dict[str, Any]:
-        """The scored record of the probe named by ``step`` in ``step.phase``."""
+        """The scored record of the probe named by ``step`` in ``step.phase`` (``unsupported`` when
+        the engine lacks a capability the route needs).
+
+        Raises:
+            EngineError: the engine failed; the scenario ends there and records this probe and the
+                ones after it as errored (see :meth:`ScenarioRun.run`).
+        """
         probe = self.by_id[step.ref]
         sid = self.run_.scenario.id
         if "forgetting" in probe.groups and self.run_.scenario.forget and not self.run_.state.forgotten_declared:
@@ -34,8 +40,6 @@ class ProbeRunner:
             pack = self._route(probe, step.phase)
         except Unsupported as err:
             return unscored(sid, probe, step.phase, "unsupported", str(err))
-        except EngineError as err:
-            return unscored(sid, probe, step.phase, "errored", str(err))
         ms = (time.perf_counter() - start) * 1000
         self.run_.timings.add(f"probe {probe.route}", ms)
         derived = None

@@ -1,9 +1,10 @@
 """Running one scenario's steps against one engine.
 
 The scenario's tenants live under run-unique namespaces, every call is timed, and everything
-written is forgotten in a ``finally`` (unless ``keep``). An engine failure inside the scenario
-marks it errored with a one-line reason; the probes not yet run are recorded as errored, never
-as misses.
+written is forgotten in a ``finally`` (unless ``keep``). An engine failure anywhere inside the
+scenario (a write, the settle, synthesis or a probe's own calls) ends it and marks it errored with
+a one-line reason; the probe that failed and those not yet run are recorded as errored, never as
+misses, and what was measured before stays.
 """
 
 from __future__ import annotations
