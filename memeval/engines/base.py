@@ -6,7 +6,8 @@ query and forgets them. Everything else is an optional capability, declared in
 is reported as *unsupported*.
 
 Capabilities (strings): ``forget``, ``erase``, ``answer``, ``beliefs``, ``inspect``, ``usage``,
-``backlog``.
+``backlog``, and ``conflicts`` (``inspect`` also reports conflicts the engine raised; an engine
+without it cannot raise any, so conflict KPIs stay null rather than read 0).
 
 Node names place an item inside its tenant: ``learnings``, ``source:<name>`` (documents) and
 ``agent:<id>`` (one agent's turns). A :class:`RecallRequest` selects nodes by exact name or by a
@@ -20,7 +21,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog"})
+CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"})
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from memeval.engines.http_client import HttpClient, HttpSettings, HttpStatusErro
 from memeval.errors import EngineError
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
-CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog"})
+CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"})
 PAGE = 200
 MAX_PAGES = 500
 LABELS_PER_LOOKUP = 50

@@ -63,7 +63,8 @@ def _inspect(run: "ScenarioRun") -> tuple[dict[str, Any], dict[str, list[str]]]:
         beliefs = [b.line() for b in derived.beliefs]
         lines[tenant] = facts + beliefs
         summary[tenant] = {
-            "facts": facts, "beliefs": beliefs, "conflicts": [c.line() for c in derived.conflicts],
+            "facts": facts, "beliefs": beliefs,
+            "conflicts": [c.line() for c in derived.conflicts] if "conflicts" in run.caps else None,
             "stances": dict(Counter(b.stance for b in derived.beliefs)),
             "confidences": [b.confidence for b in derived.beliefs if b.confidence is not None],
         }

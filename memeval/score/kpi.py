@@ -84,7 +84,7 @@ class ProbeMetric:
         if self.kind == "rate":
             return rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
         if self.kind == "mean":
-            mean, ci = mean_ci([float(v) for v in values])
+            mean, ci = mean_ci([float(v) for v in values], bounds=(0.0, 1.0))
             return kpi(self.group, self.name, mean, "score", self.better, len(values), ci)
         return kpi(self.group, self.name, sum(1 for v in values if v) if values else None, "count", self.better,
                    len(values))
@@ -189,10 +189,12 @@ def _conflicts(probes: list[Record], scenarios: list[Record]) -> list[Record]:
     A planted conflict is a ``conflicts`` probe with ``expect`` words: it is flagged when its
     words (or one ``accept`` alternative) appear in one conflict raised in its scenario. A
     conflict raised in a scenario none of whose probes feed ``conflicts`` or ``freshness`` is
-    spurious. Only scenarios whose derived layers were inspected count.
+    spurious. Only scenarios whose conflicts were inspected count (engines with the
+    ``conflicts`` capability); elsewhere these KPIs are null.
     """
     lines = {s["id"]: [c for t in s["synthesis"]["derived"].values() for c in t["conflicts"]]
-             for s in scenarios if s.get("synthesis", {}).get("derived")}
+             for s in scenarios if s.get("synthesis", {}).get("derived")
+             and all(t["conflicts"] is not None for t in s["synthesis"]["derived"].values())}
     planted: dict[tuple[str, str], bool] = {}
     for p in probes:
         if p["scenario"] in lines and "conflicts" in p["groups"] and p["expect"]:

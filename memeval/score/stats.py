@@ -63,8 +63,9 @@ def percentile(samples: list[float], q: float) -> float | None:
     return ordered[int(round((len(ordered) - 1) * q))]
 
 
-def mean_ci(values: list[float]) -> tuple[float | None, tuple[float, float] | None]:
-    """Mean and a normal-approximation 95% interval (None below two values)."""
+def mean_ci(values: list[float], bounds: tuple[float, float] | None = None) -> tuple[float | None, tuple[float, float] | None]:
+    """Mean and a normal-approximation 95% interval (None below two values), clipped to
+    ``bounds`` when the values cannot leave them (a reciprocal rank lies in [0, 1])."""
     if not values:
         return None, None
     mean = sum(values) / len(values)
@@ -72,7 +73,10 @@ def mean_ci(values: list[float]) -> tuple[float | None, tuple[float, float] | No
         return mean, None
     var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
     half = Z95 * math.sqrt(var / len(values))
-    return mean, (mean - half, mean + half)
+    lo, hi = mean - half, mean + half
+    if bounds is not None:
+        lo, hi = max(bounds[0], lo), min(bounds[1], hi)
+    return mean, (lo, hi)
 
 
 def binomial_two_sided(k: int, n: int) -> float:
