@@ -10,7 +10,7 @@ from typing import Any, Callable
 from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, Usage
-from memeval.errors import UsageError
+from memeval.errors import EngineError, UsageError
 from memeval.run.checkpoint import Journal
 from memeval.run.options import RunOptions, check_only
 from memeval.run.scenario import ScenarioRun
@@ -63,14 +63,15 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
              options: RunOptions, progress: Progress, journal: Journal | None) -> dict[str, Any]:
-    before = engine.usage() if "usage" in caps else None
+    before = _read_usage(engine, caps)
     progress(f"scenario {scenario.id}: running")
     timings = Timings()
     runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
     if journal:
         journal.started(scenario.id, runner.state.namespaces)
     record = runner.run()
-    usage = _usage_json(engine.usage().minus(before)) if before is not None else None
+    after = _read_usage(engine, caps) if before is not None else None
+    usage = _usage_json(after.minus(before)) if before is not None and after is not None else None
     entry = {"scenario": record, "probes": runner.probes, "timings": timings.samples, "usage": usage}
     if journal:
         journal.finished(entry)
@@ -89,7 +90,7 @@ def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run
     for entry in entries:
         for label, samples in entry["timings"].items():
             timings.setdefault(label, []).extend(samples)
-    usage = _sum_usage([e["usage"] for e in entries if e["usage"] is not None])
+    usage = _sum_usage([e["usage"] for e in entries])
     record = {
         "format_version": FORMAT_VERSION,
         "memeval_version": __version__,
@@ -127,8 +128,9 @@ def _options_json(options: RunOptions) -> dict[str, Any]:
             "enrich_wait_s": options.enrich_wait_s, "settle_timeout_s": options.settle_timeout_s, "llm": options.llm}
 
 
-def _sum_usage(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
-    if not parts:
+def _sum_usage(usages: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    parts = [u for u in usages if u is not None]
+    if not parts or len(parts) < len(usages):  # no usage, or a scenario's is unknown: so is the total
         return None
     costs = [p["cost_usd"] for p in parts]
     roles: dict[str, float] = {}
@@ -137,6 +139,18 @@ def _sum_usage(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
             roles[role] = round(roles.get(role, 0.0) + cost, 6)
     return {"calls": sum(p["calls"] for p in parts), "tokens": sum(p["tokens"] for p in parts),
             "cost_usd": None if None in costs else round(sum(costs), 6), "by_role": roles}
+
+
+def _read_usage(engine: Engine, caps: frozenset[str]) -> Usage | None:
+    """The engine's usage counters, or None when it has none or cannot tell now. A failing read
+    is not the scenario's failure (that one is recorded by the scenario itself) and must not end
+    the run: the scenario's usage is then unknown."""
+    if "usage" not in caps:
+        return None
+    try:
+        return engine.usage()
+    except EngineError:
+        return None
 
 
 def _usage_json(usage: Usage) -> dict[str, Any]:
