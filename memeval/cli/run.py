@@ -68,9 +68,10 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
         write_json(json_path, record)
     report = render(record, "run.md.j2", templates)
     write_text(os.path.join(folder, "run.md"), report)
+    write_text(os.path.join(folder, "run.html"), render(record, "run.html.j2", templates))
     if not quiet:
         click.echo(report)
-    click.echo(f"wrote {os.path.join(folder, 'run.json')} and run.md", err=True)
+    click.echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html", err=True)
     if record["interrupted"]:
         click.echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}", err=True)
         return EXIT_INTERRUPTED

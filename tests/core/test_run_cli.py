@@ -75,3 +75,19 @@ def test_the_forgetting_probe_sees_no_residue_and_leaks_are_caught():
     record = run_suite(load_suite(MINI), create({"embedder": "none"}), RunOptions(label="t"))
     forgot = next(p for p in record["probes"] if p["id"] == "forgot-vault")
     assert forgot["invented"] is False and "7741" not in forgot["pack"]
+
+
+def test_html_report_escapes_untrusted_pack_text(tmp_path):
+    from memeval.report.render import render
+
+    record = json.loads(_run_record(tmp_path))
+    record["probes"][0]["pack"] = "# Memory\n- <script>alert('x')</script>"
+    html = render(record, "run.html.j2")
+    assert "<script>alert" not in html and "&lt;script&gt;alert" in html
+    assert html.startswith("<!doctype html>") and "<h2>KPIs</h2>" in html
+
+
+def _run_record(tmp_path):
+    assert _cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
+    assert (tmp_path / "run.html").exists()
+    return (tmp_path / "run.json").read_text()
