@@ -45,7 +45,8 @@ class Journal:
 
     @classmethod
     def resume(cls, folder: str, header: dict[str, Any]) -> "Journal":
-        """Reopen the journal in ``folder``.
+        """Reopen the journal in ``folder``: scenarios that finished ``ok`` are done; those that
+        errored or never finished are run again, after their tenants are cleaned.
 
         Raises:
             UsageError: there is no journal, or it belongs to another suite, engine or --only.
@@ -57,7 +58,11 @@ class Journal:
             if old.get(key) != header.get(key):
                 raise UsageError(f"--resume {folder}: the run used {key} {old.get(key)!r}, this one {header.get(key)!r}; "
                                  "resume with the same suite, engine and --only, or start a new run")
-        done = {e["scenario"]["id"]: e for e in lines[1:] if e["kind"] == "finished"}
+        # An errored scenario runs again: the failure that stopped the run (a server gone, a
+        # settle timeout) is what resuming is for. Its tenants are cleaned like a killed one's,
+        # since its own cleanup may have failed with the server.
+        done = {e["scenario"]["id"]: e for e in lines[1:]
+                if e["kind"] == "finished" and e["scenario"]["status"] == "ok"}
         started = {e["scenario"]: e["tenants"] for e in lines[1:] if e["kind"] == "started"}
         leftovers = {sid: tenants for sid, tenants in started.items() if sid not in done}
         return cls(path, {k: v for k, v in old.items() if k != "kind"}, done, leftovers)
