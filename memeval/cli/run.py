@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import click
 
@@ -51,6 +52,8 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
                          keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
     folder = resume or output_dir(options.label, out)
     journal = open_journal(folder, suite, options, resume is not None)
+    if resume and not label and journal.label:  # a resumed run keeps the label it was started with
+        options = replace(options, label=journal.label)
     with engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:

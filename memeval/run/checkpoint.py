@@ -35,6 +35,11 @@ class Journal:
         """The run id every scenario's tenants are named with (kept across a resume)."""
         return str(self.header["run_id"])
 
+    @property
+    def label(self) -> str:
+        """The run's label ("" in a journal written before labels were kept)."""
+        return str(self.header.get("label") or "")
+
     @classmethod
     def start(cls, folder: str, header: dict[str, Any]) -> "Journal":
         """Begin a fresh journal in ``folder``, replacing any earlier one."""
@@ -95,7 +100,7 @@ class Journal:
 def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool) -> Journal:
     """A new journal in ``folder``, or the one there when ``resume``."""
     header = {"suite": suite.name, "suite_sha256": suite.sha256, "engine": options.engine, "only": list(options.only),
-              "run_id": str(int(time.time()))}
+              "label": options.label, "run_id": str(int(time.time()))}
     return Journal.resume(folder, header) if resume else Journal.start(folder, header)
 
 
