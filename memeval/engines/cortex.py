@@ -18,6 +18,9 @@ Behaviour worth knowing:
   tenant root (read once per tenant; again before an erasure);
 - ``forget`` finds event ids from its own write receipts, else by ``tm:i:`` label, and forgets
   them with ``cascade: redact_events`` (events and everything derived from them);
+- the flags ``v1/admin/version`` reports go into ``EngineInfo.flags`` (run.json) with the value
+  of every secret-looking name (``…_KEY``, ``…_TOKEN``) and any copy of the key masked: a
+  server started from memeval's environment may report the client's own key as a flag;
 - ``answer`` builds a pack per scope, then asks with ``use_pack_id``; a 404 (pack expired, or
   dropped by any forget) rebuilds, at most three rounds.
 """
@@ -35,7 +38,8 @@ from memeval import __version__
 from memeval.engines import cortex_layout as layout
 from memeval.engines.base import (BuildReceipt, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, Usage,
                                   WriteReceipt)
-from memeval.engines.http_client import HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings
+from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
+                                         masked)
 from memeval.errors import EngineError
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
@@ -85,6 +89,7 @@ class CortexEngine:
 
     def __init__(self, settings: HttpSettings, key: Secret, decode: Callable[[Any], Any] = lambda body: body):
         self.settings = settings
+        self._key = key
         self.http = HttpClient(self.name, settings, key, self.key_env, decode)
         self._pool = ThreadPoolExecutor(max(1, settings.concurrency), thread_name_prefix=f"memeval-{self.name}")
         self._lock = threading.Lock()
@@ -110,7 +115,7 @@ class CortexEngine:
             flags = layout.obj(body.get("flags"))
             self._info = EngineInfo(
                 self.name, __version__, self.capabilities, str(body["version"]) if body.get("version") else None,
-                tuple(str(c) for c in body.get("capabilities") or ()), {str(k): str(v) for k, v in flags.items()},
+                tuple(str(c) for c in body.get("capabilities") or ()), masked(flags, self._key),
                 self.settings.public())
         return self._info
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -63,6 +64,16 @@ class Secret:
         return "Secret(***)"
 
     __str__ = __repr__
+
+
+SECRET_NAME = re.compile(r"(?i)(^|_)(key|token|secret|password)$")
+
+
+def masked(values: Mapping[str, Any], key: Secret) -> dict[str, str]:
+    """``values`` as strings, fit for run.json: the value of every secret-looking name (``…_KEY``,
+    ``…_TOKEN``, ``…_SECRET``, ``…_PASSWORD``) shown as ``***``, and ``key`` masked wherever else
+    it appears. For what a server reports about itself (its flags), which may hold credentials."""
+    return {str(k): "***" if str(v) and SECRET_NAME.search(str(k)) else key.scrub(str(v)) for k, v in values.items()}
 
 
 @dataclass(frozen=True)
