@@ -50,7 +50,7 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     wait = wait if wait is not None else engine_def.enrich_wait_s
     options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
                          keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
-    folder = resume or output_dir(options.label, out)
+    folder = output_dir(options.label, resume or out)
     journal = open_journal(folder, suite, options, resume is not None)
     if resume and not label and journal.label:  # a resumed run keeps the label it was started with
         options = replace(options, label=journal.label)

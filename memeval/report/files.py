@@ -21,8 +21,16 @@ def check_label(label: str) -> str:
 
 
 def output_dir(label: str, out: str | None) -> str:
-    """``out`` when given, else ``runs/<label>``; created if missing."""
-    folder = out or os.path.join("runs", check_label(label))
+    """``out`` when given (taken as the user names it), else ``runs/<label>``; created if missing.
+
+    The label is checked either way: it is the run's name in run.json, reports and comparisons,
+    and a run started with ``--out`` may be resumed or re-run without it.
+
+    Raises:
+        UsageError: the label is not a safe folder name (see :func:`check_label`).
+    """
+    check_label(label)
+    folder = out or os.path.join("runs", label)
     os.makedirs(folder, exist_ok=True)
     return folder
 
