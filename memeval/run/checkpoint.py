@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import time
 from typing import Any
 
@@ -100,8 +101,14 @@ class Journal:
 def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool) -> Journal:
     """A new journal in ``folder``, or the one there when ``resume``."""
     header = {"suite": suite.name, "suite_sha256": suite.sha256, "engine": options.engine, "only": list(options.only),
-              "label": options.label, "run_id": str(int(time.time()))}
+              "label": options.label, "run_id": new_run_id()}
     return Journal.resume(folder, header) if resume else Journal.start(folder, header)
+
+
+def new_run_id() -> str:
+    """A run id: the start time (epoch seconds) and a random part, so two runs started in the
+    same second on one server never share engine tenants (one's cleanup would erase the other's)."""
+    return f"{int(time.time())}-{secrets.token_hex(3)}"
 
 
 def _forget_tenant(engine: Engine, ns: str, capabilities: frozenset[str]) -> None:

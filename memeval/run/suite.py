@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -11,7 +10,7 @@ from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, Usage
 from memeval.errors import EngineError, UsageError
-from memeval.run.checkpoint import Journal
+from memeval.run.checkpoint import Journal, new_run_id
 from memeval.run.options import RunOptions, check_only
 from memeval.run.scenario import ScenarioRun
 from memeval.score.kpi import compute_kpis
@@ -40,7 +39,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     caps = frozenset(info.capabilities)
     if suite.agent.probe_questions == "isolated" and "forget" not in caps:
         raise UsageError(f"agent.probe_questions: isolated needs an engine that can forget; {info.name} cannot")
-    run_id = journal.run_id if journal else str(int(time.time()))
+    run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
         progress(note)
     entries, interrupted = [], False
