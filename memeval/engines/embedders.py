@@ -21,6 +21,7 @@ from memeval.errors import UsageError
 EMBEDDER_CHOICES = ("auto", "none", "static")
 _BATCH = 4096
 _QUERY_CACHE = 64
+_LEADERS = 1024
 
 
 class Embedder(Protocol):
@@ -130,7 +131,7 @@ class DenseIndex:
         self._width = 1
         self._version = 0
         self._codes_version = -1
-        self._sims: tuple[str, int, Any] | None = None
+        self._sims: tuple[str, int, Any, Any] | None = None
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Queue ``text`` as document ``doc`` (must equal the number added so far).
@@ -160,24 +161,39 @@ class DenseIndex:
         np = self._np
         if k <= 0 or not nodes:
             return []
-        sims = self._similarities(query)
+        sims, leaders = self._similarities(query)
         lut = np.zeros(self._width, dtype=bool)
         lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
-        rows = np.flatnonzero(lut[self._codes] & (sims >= self._floor))
-        if rows.size > k:
-            rows = rows[np.argpartition(-sims[rows], k - 1)[:k]]
-        rows = rows[np.lexsort((rows, -sims[rows]))]
+        rows = leaders[lut[self._codes[leaders]]][:k]
+        if rows.size < k and leaders.size == _LEADERS:
+            rows = self._best(sims, np.flatnonzero(lut[self._codes]), k)
         return [(int(doc), float(sims[doc])) for doc in rows]
 
-    def _similarities(self, query: str) -> Any:
-        """Cosine of every row with the query, cached until the next write or removal."""
+    def _similarities(self, query: str) -> tuple[Any, Any]:
+        """Cosine of every row with the query, and the best live rows at or above the floor.
+
+        Cached until the next write or removal: a pre-turn's four recalls share one query, and
+        most sections find their hits among the leaders without scanning every row again.
+        """
         self._flush()
         cached = self._sims
         if cached is not None and cached[0] == query and cached[1] == self._version:
-            return cached[2]
-        sims = self._vecs[: self._rows] @ self._queries.vector(query) if self._rows else self._np.zeros(0)
-        self._sims = (query, self._version, sims)
-        return sims
+            return cached[2], cached[3]
+        np = self._np
+        # einsum rather than @: BLAS threads spin on a busy 2-core machine (p95 of 17 ms
+        # measured for 50k rows) while this single-threaded loop stays near 0.8 ms.
+        sims = np.einsum("ij,j->i", self._vecs[: self._rows], self._queries.vector(query))
+        leaders = self._best(sims, np.flatnonzero(self._codes), _LEADERS)
+        self._sims = (query, self._version, sims, leaders)
+        return sims, leaders
+
+    def _best(self, sims: Any, rows: Any, k: int) -> Any:
+        """Up to ``k`` of ``rows`` at or above the floor, most similar first, ties oldest first."""
+        np = self._np
+        rows = rows[sims[rows] >= self._floor]
+        if rows.size > k:
+            rows = rows[np.argpartition(-sims[rows], k - 1)[:k]]
+        return rows[np.lexsort((rows, -sims[rows]))]
 
     def _flush(self) -> None:
         """Embed every queued text and refresh the node-code view."""

@@ -20,6 +20,7 @@ import re
 import string
 from array import array
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from operator import neg
 
 K1 = 1.2
 B = 0.75
@@ -284,14 +285,5 @@ class _NodePostings(dict[str, array]):
 
 def _top(acc: dict[int, float], k: int) -> list[tuple[int, float]]:
     """The ``k`` best ``(doc, score)`` pairs, best first, equal scores oldest first."""
-    if len(acc) > k:
-        floor = heapq.nlargest(k, acc.values())[-1]
-        pairs = [(doc, score) for doc, score in acc.items() if score >= floor]
-    else:
-        pairs = list(acc.items())
-    pairs.sort(key=_best_then_oldest, reverse=True)
-    return pairs[:k]
-
-
-def _best_then_oldest(pair: tuple[int, float]) -> tuple[float, int]:
-    return pair[1], -pair[0]
+    best = heapq.nlargest(k, zip(acc.values(), map(neg, acc.keys()), strict=True))
+    return [(-negated, score) for score, negated in best]
