@@ -15,7 +15,7 @@ from memeval.report.files import output_dir, write_json, write_text
 from memeval.report.render import render
 from memeval.run.options import RunOptions
 from memeval.run.checkpoint import open_journal
-from memeval.run.suite import run_suite
+from memeval.run.suite import derive, run_suite
 from memeval.spec.load import load_suite
 
 
@@ -60,12 +60,16 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
             record = run_suite(suite, engine, options, (lambda _: None) if quiet else _progress, journal)
         finally:
             engine.close()
-    if answerer is not None:
+    if answerer is not None and not record["interrupted"]:  # after Ctrl-C stop now; a resume answers
         from memeval.llm.answer import answer_record, summary_lines  # imports openai (~1 s): only when asked
 
-        record = answer_record(record, answerer)
-        for line in summary_lines(record["answerer"]):
-            click.echo(line, err=True)
+        try:
+            record = answer_record(record, answerer)
+        except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
+            record = derive({**record, "interrupted": True})
+        else:
+            for line in summary_lines(record["answerer"]):
+                click.echo(line, err=True)
     write_json(os.path.join(folder, "run.json"), record)
     if json_path:
         write_json(json_path, record)
