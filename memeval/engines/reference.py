@@ -7,15 +7,16 @@ Ranking, per recall:
 2. With the ``embeddings`` extra, brute-force cosine over static embeddings
    (:mod:`memeval.engines.embedders`), fused with BM25 by reciprocal-rank fusion (k = 60).
 3. With ``prefer_recent``, a bounded recency boost per list before ranking: a candidate's BM25
-   score grows by at most 25 % and its cosine by at most 0.05, in proportion to its recency rank
-   among the candidates. So among items matching about equally the newer one comes first, and a
-   clearly better match is never overtaken.
+   score grows by at most 25 % and its cosine by at most 0.02, in proportion to its recency rank
+   among the contenders (candidates within half the best BM25 score or 0.05 of the best cosine).
+   So among items matching about equally the newer one comes first, and a clearly better match
+   is never overtaken.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities: ``forget``, ``erase``, ``beliefs``, ``inspect``.
 
 Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
-(cosine below which a dense-only candidate is dropped, default 0.35) and ``lexical_budget``
+(cosine below which a dense-only candidate is dropped, default 0.45) and ``lexical_budget``
 (postings a query scores exactly, 0 = always exact, default 4096).
 """
 
@@ -45,8 +46,10 @@ from memeval.suggest import did_you_mean
 CAPABILITIES = frozenset({"forget", "erase", "beliefs", "inspect"})
 RRF_K = 60
 LEXICAL_RECENCY = 0.25
-DENSE_RECENCY = 0.05
-DEFAULT_MIN_SIMILARITY = 0.35
+DENSE_RECENCY = 0.02
+CONTENDER_SHARE = 0.5
+CONTENDER_GAP = 0.05
+DEFAULT_MIN_SIMILARITY = 0.45
 _SETTINGS = ("embedder", "min_similarity", "lexical_budget")
 
 
@@ -197,12 +200,12 @@ def fuse(
     breaks remaining ties newest first; without it ties keep the older document first.
     """
     candidates = list(dict.fromkeys([doc for doc, _ in lexical] + [doc for doc, _ in (dense or ())]))
-    recency = _recency(candidates, keys) if keys is not None else dict.fromkeys(candidates, 0.0)
-    lex = {doc: score * (1 + LEXICAL_RECENCY * recency[doc]) for doc, score in lexical}
+    recency = _recency(_contenders(lexical, dense or ()), keys) if keys is not None else {}
+    lex = {doc: score * (1 + LEXICAL_RECENCY * recency.get(doc, 0.0)) for doc, score in lexical}
     if dense is None:
         fused = lex
     else:
-        near = {doc: sim + DENSE_RECENCY * recency[doc] for doc, sim in dense}
+        near = {doc: sim + DENSE_RECENCY * recency.get(doc, 0.0) for doc, sim in dense}
         fused = dict.fromkeys(candidates, 0.0)
         for scores in (lex, near):
             for doc, rank in _ranks(scores).items():
@@ -210,6 +213,23 @@ def fuse(
     if keys is None:
         return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
     return sorted(fused.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
+
+
+def _contenders(lexical: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]]) -> list[int]:
+    """Candidates close enough to the best of a list for recency to matter between them.
+
+    Ranking recency among every candidate would let unrelated newer items push a superseding
+    value's recency rank down; a candidate under half the best BM25 score (or 0.05 of cosine
+    below the best) can never reach the top with a bounded boost anyway.
+    """
+    out = []
+    if lexical:
+        best = max(score for _, score in lexical)
+        out += [doc for doc, score in lexical if score >= best * CONTENDER_SHARE]
+    if dense:
+        best = max(similarity for _, similarity in dense)
+        out += [doc for doc, similarity in dense if similarity >= best - CONTENDER_GAP]
+    return list(dict.fromkeys(out))
 
 
 def _recency(docs: Sequence[int], keys: Sequence[int]) -> dict[int, float]:

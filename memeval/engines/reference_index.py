@@ -51,7 +51,7 @@ _analyzed: dict[str, str] = {}
 def analyze(text: str) -> list[str]:
     """The index terms of ``text``, in order and with repeats.
 
-    Lower-cased unicode words, stopwords and single letters dropped, then lightly stemmed
+    Lower-cased unicode words, stopwords and single letters (not digits) dropped, then lightly stemmed
     (:func:`stem`), so that ``moved``/``moves``/``moving`` meet. Never raises on any input.
     """
     lowered = text.lower()
@@ -77,7 +77,7 @@ def _term(word: str) -> str:
     """The (cached) index term of one word; ``""`` when it is not indexed."""
     term = _analyzed.get(word)
     if term is None:
-        term = "" if word in STOPWORDS or len(word) < 2 else stem(word)
+        term = "" if word in STOPWORDS or (len(word) < 2 and not word.isdigit()) else stem(word)
         if word.isalnum():
             _analyzed[word] = term
     return term

@@ -221,6 +221,7 @@ def test_stemming_lets_inflections_meet():
     engine.write(turn("We moved the servers to the new datacenter."))
     assert recall(engine, "moving server") == ["We moved the servers to the new datacenter."]
     assert analyze("Moving, moved, moves!") == ["mov", "mov", "mov"]
+    assert analyze("Launch on 4 November, plan B") == ["launch", "4", "november", "plan"]
 
 
 def test_recency_breaks_a_near_tie_in_favour_of_the_newer_value():
@@ -233,6 +234,18 @@ def test_recency_breaks_a_near_tie_in_favour_of_the_newer_value():
         "My favourite editor is vim.",
     ]
     assert recall(engine, query, prefer_recent=False)[0] == "My favourite editor is vim."
+
+
+def test_unrelated_newer_items_do_not_dilute_recency():
+    engine = bm25_only()
+    engine.write(turn("The Heron budget is 40,000 EUR for now.", at=minute(0)))
+    engine.write(turn("The agency gave us a discount, so the Heron budget is 47,500 EUR.", at=minute(20)))
+    for i in range(6):
+        engine.write(turn(f"Heron stand-up note {i}: nothing new on the Heron widgets.", at=minute(30 + i)))
+    assert recall(engine, "What is the Heron budget?", nodes=("agent:a",), limit=2) == [
+        "The agency gave us a discount, so the Heron budget is 47,500 EUR.",
+        "The Heron budget is 40,000 EUR for now.",
+    ]
 
 
 def test_recency_does_not_drown_relevance():
