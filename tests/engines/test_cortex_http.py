@@ -240,7 +240,7 @@ def test_info_reports_server_version_capabilities_and_flags(bitemporal_off: Runn
     info = engine.info()
     assert info.server_version == "v0.10.5-fake" and "refers_to_v1" in info.server_capabilities
     assert info.flags == {"CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0"}
-    assert info.capabilities == {"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog"}
+    assert info.capabilities == {"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"}
     assert info.settings["url"] == bitemporal_off.url
     engine.close()
 
