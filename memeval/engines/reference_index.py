@@ -19,8 +19,9 @@ import math
 import re
 import string
 from array import array
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from operator import neg
+from typing import NamedTuple
 
 K1 = 1.2
 B = 0.75
@@ -124,7 +125,6 @@ class LexicalIndex:
         self.budget = budget
         self._post: dict[int, _NodePostings] = {}
         self._every: dict[str, list[array]] = {}
-        self._multi: dict[str, dict[int, int]] = {}
         # Each document's terms packed in one string (``\0t1\0\0t2\0``): strings are not
         # tracked by the garbage collector, tuples are, and 100k of them slowed every write.
         self._terms: list[str | None] = []
@@ -156,7 +156,7 @@ class LexicalIndex:
         for term in unique:
             post[term].append(doc)
         if len(unique) != size:
-            self._note_repeats(doc, terms)
+            post.note_repeats(doc, terms)
 
     def remove(self, docs: Mapping[int, int]) -> None:
         """Drop documents, given as ``{doc: node code}``; unknown or removed ones are ignored."""
@@ -167,9 +167,7 @@ class LexicalIndex:
                 continue
             for term in set(packed.split("\0")) - {""}:
                 doomed.setdefault((node, term), set()).add(doc)
-                repeats = self._multi.get(term)
-                if repeats is not None and repeats.pop(doc, None) and not repeats:
-                    del self._multi[term]
+                self._post[node].repeats.get(term, {}).pop(doc, None)
             self._terms[doc] = None
             self._live -= 1
             self._total -= self._dl[doc]
@@ -189,10 +187,10 @@ class LexicalIndex:
         self._refresh()
         split = self._essential(plan)
         acc: dict[int, float] = {}
-        for idf, term, lists in plan[:split]:
-            self._accumulate(acc, idf, term, lists)
+        for row in plan[:split]:
+            self._accumulate(acc, row)
         while len(acc) < k and split < len(plan):
-            self._accumulate(acc, *plan[split])
+            self._accumulate(acc, plan[split])
             split += 1
         if split < len(plan):
             acc = self._rescore(acc, plan[split:], k)
@@ -202,6 +200,10 @@ class LexicalIndex:
         """BM25's term-frequency factor for tf = 1 in a document of ``dl`` terms."""
         return (K1 + 1) / (1 + K1 * (1 - B + B * dl / self._avgdl))
 
+    def _tf_weight(self, doc: int, tf: int) -> float:
+        """BM25's term-frequency factor for ``tf`` occurrences in ``doc``."""
+        return tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._dl[doc] / self._avgdl))
+
     def _refresh(self) -> None:
         """Recompute the per-document weights once the average length has drifted."""
         avgdl = self._total / self._live if self._live else 1.0
@@ -209,20 +211,8 @@ class LexicalIndex:
             self._avgdl = avgdl
             self._unit = array("d", map(self._unit_weight, self._dl))
 
-    def _note_repeats(self, doc: int, terms: list[str]) -> None:
-        counts: dict[str, int] = {}
-        for term in terms:
-            counts[term] = counts.get(term, 0) + 1
-        for term, tf in counts.items():
-            if tf > 1:
-                self._multi.setdefault(term, {})[doc] = tf
-
-    def _tf_weight(self, doc: int, tf: int) -> float:
-        """BM25's term-frequency factor for ``tf`` occurrences in ``doc``."""
-        return tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._dl[doc] / self._avgdl))
-
-    def _plan(self, query: Sequence[str], nodes: Collection[int]) -> list[tuple[float, str, list[array]]]:
-        """Per query term present in ``nodes``: (idf, term, posting lists), rarest term first."""
+    def _plan(self, query: Sequence[str], nodes: Collection[int]) -> list[_QueryTerm]:
+        """The query's terms that occur in ``nodes``, rarest (highest idf) first."""
         plan = []
         parts = [self._post[n] for n in nodes if n in self._post]
         for term in dict.fromkeys(query):
@@ -231,13 +221,15 @@ class LexicalIndex:
                 # Document frequency is summed over the nodes here rather than kept per write:
                 # one counter update per term was a fifth of the write cost.
                 df = sum(map(len, self._every[term]))
-                plan.append((math.log(1 + (self._live - df + 0.5) / (df + 0.5)), term, lists))
-        plan.sort(key=lambda row: (-row[0], row[1]))
+                idf = math.log(1 + (self._live - df + 0.5) / (df + 0.5))
+                repeats = [p.repeats[term] for p in parts if term in p.repeats]
+                plan.append(_QueryTerm(idf, term, lists, repeats))
+        plan.sort(key=lambda row: (-row.idf, row.term))
         return plan
 
-    def _essential(self, plan: list[tuple[float, str, list[array]]]) -> int:
+    def _essential(self, plan: list[_QueryTerm]) -> int:
         """How many of the rarest terms select candidates: all of them while within budget."""
-        sizes = [sum(len(p) for p in lists) for _, _, lists in plan]
+        sizes = [sum(map(len, row.lists)) for row in plan]
         if not self.budget or sum(sizes) <= self.budget:
             return len(plan)
         used, split = sizes[0], 1
@@ -246,41 +238,65 @@ class LexicalIndex:
             split += 1
         return split
 
-    def _accumulate(self, acc: dict[int, float], idf: float, term: str, lists: Iterable[array]) -> None:
+    def _accumulate(self, acc: dict[int, float], row: _QueryTerm) -> None:
         """Add one term's BM25 share to ``acc`` for every document in its posting lists."""
         unit = self._unit
+        idf = row.idf
         get = acc.get
-        for plist in lists:
+        for plist in row.lists:
             for doc in plist:
                 acc[doc] = get(doc, 0.0) + idf * unit[doc]
-        for doc, tf in self._multi.get(term, {}).items():
-            if doc in acc:
+        for repeats in row.repeats:
+            for doc, tf in repeats.items():
                 acc[doc] += idf * (self._tf_weight(doc, tf) - unit[doc])
 
-    def _rescore(self, acc: dict[int, float], rest: list[tuple[float, str, list[array]]], k: int) -> dict[int, float]:
+    def _rescore(self, acc: dict[int, float], rest: list[_QueryTerm], k: int) -> dict[int, float]:
         """Add the commoner terms' share to the best candidates (only they can still reach the top k)."""
         out = {}
         for doc, score in _top(acc, max(4 * k, 32)):
             packed = self._terms[doc] or ""
-            for idf, term, _ in rest:
-                tf = packed.count(f"\0{term}\0")
+            for row in rest:
+                tf = packed.count(f"\0{row.term}\0")
                 if tf:
-                    score += idf * self._tf_weight(doc, tf)
+                    score += row.idf * self._tf_weight(doc, tf)
             out[doc] = score
         return out
 
 
+class _QueryTerm(NamedTuple):
+    """One query term as a search plans it: its idf and, inside the searched nodes, its posting
+    lists and the documents where it occurs more than once (``{doc: tf}``)."""
+
+    idf: float
+    term: str
+    lists: list[array]
+    repeats: list[dict[int, int]]
+
+
 class _NodePostings(dict[str, array]):
-    """One node's postings, term -> documents; a new term's array is also listed in ``every``."""
+    """One node's postings, term -> documents; a new term's array is also listed in ``every``.
+
+    ``repeats`` holds, per term, the documents of this node where it occurs more than once.
+    """
 
     def __init__(self, every: dict[str, list[array]]) -> None:
         super().__init__()
         self._every = every
+        self.repeats: dict[str, dict[int, int]] = {}
 
     def __missing__(self, term: str) -> array:
         plist = self[term] = array("I")
         self._every.setdefault(term, []).append(plist)
         return plist
+
+    def note_repeats(self, doc: int, terms: list[str]) -> None:
+        """Record the terms ``doc`` holds more than once."""
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        for term, tf in counts.items():
+            if tf > 1:
+                self.repeats.setdefault(term, {})[doc] = tf
 
 
 def _top(acc: dict[int, float], k: int) -> list[tuple[int, float]]:
