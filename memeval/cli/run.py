@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 
 import click
@@ -54,7 +58,7 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     journal = open_journal(folder, suite, options, resume is not None)
     if resume and not label and journal.label:  # a resumed run keeps the label it was started with
         options = replace(options, label=journal.label)
-    with engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:
             record = run_suite(suite, engine, options, (lambda _: None) if quiet else _progress, journal)
@@ -87,3 +91,22 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
 
 def _progress(line: str) -> None:
     click.echo(line, err=True)
+
+
+@contextlib.contextmanager
+def _term_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM (a cancelled CI job, a supervisor) stops the run as Ctrl-C does:
+    what was written is forgotten, an engine server the run started is stopped, run.json keeps what
+    finished, exit 130. Python's default would end the process at once and orphan that server."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
