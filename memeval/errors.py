@@ -94,12 +94,3 @@ class Interrupted(MemevalError):
     """The user pressed Ctrl-C."""
 
     exit_code = EXIT_INTERRUPTED
-
-
-def exit_code_for(err: BaseException) -> int:
-    """The process exit code for an error that reached the CLI."""
-    if isinstance(err, KeyboardInterrupt):
-        return EXIT_INTERRUPTED
-    if isinstance(err, MemevalError):
-        return err.exit_code
-    return EXIT_ENGINE

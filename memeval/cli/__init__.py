@@ -11,7 +11,7 @@ import sys
 import click
 
 from memeval import __version__
-from memeval.errors import EXIT_INTERRUPTED, MemevalError, SpecError, exit_code_for
+from memeval.errors import EXIT_INTERRUPTED, MemevalError, SpecError
 
 # module name under memeval.cli -> attribute holding the click command
 COMMANDS = (
@@ -33,22 +33,13 @@ def cli() -> None:
 
 
 for _name in COMMANDS:
-    try:
-        _module = importlib.import_module(f"memeval.cli.{_name}")
-    except ModuleNotFoundError as _err:  # a command still being built on this branch
-        if _err.name != f"memeval.cli.{_name}":
-            raise
-        continue
-    cli.add_command(_module.command)
+    cli.add_command(importlib.import_module(f"memeval.cli.{_name}").command)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI and map every error to its exit code."""
     try:
         code = cli.main(args=argv, standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as err:
         err.show()
         sys.exit(err.exit_code)
@@ -59,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     except MemevalError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(err.exit_code)
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

@@ -20,7 +20,7 @@ from memeval.plan import Step, plan_scenario, timestamp
 from memeval.run.options import RunOptions
 from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import synthesise
-from memeval.run.waits import drain, settle
+from memeval.run.waits import settle
 from memeval.score.probe import unscored
 from memeval.spec.model import Scenario, Suite
 from memeval.script import play_exchange
