@@ -1,0 +1,139 @@
+"""Ctrl-C: SIGINT to a ``memeval run`` process in the middle of its second scenario stops it within
+seconds, forgets what it wrote (unless ``--keep``), writes run.json with what finished and
+``interrupted: true``, and exits 130; a second SIGINT during the cleanup still exits 130 (and a
+resume removes what that cleanup left). Ctrl-C while the model answers keeps the engine's
+results, and an engine server the run started is stopped."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memeval.servers.launch import RunningServer, start_server
+from tests.reliability.support import (FAKE_DEF, FAST, KEY, MEMEVAL, THREE, erase_all, faults, finished,
+                                       memeval_resume, record, run_env, run_id_of, run_scopes, start_run,
+                                       started_tenants, wait_for)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[RunningServer]:
+    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
+        yield running
+
+
+def _mid_beta(fake: RunningServer, out: Path, *extra: str):
+    """A run that has finished alpha and is settling beta's writes: from alpha's start on,
+    writes take 3 s to be listed, so the run is reliably mid-scenario when the signal comes."""
+    faults(fake.url, clear=True)
+    proc = start_run(out, run_env(fake.url), *extra)
+    wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)
+    faults(fake.url, index_delay=3)  # alpha settles on what it wrote before; beta will wait
+    wait_for(lambda: started_tenants(out, "beta"), "beta to start", proc=proc)
+    run_id = run_id_of(out)
+    wait_for(lambda: sum("-beta-" in s for s in run_scopes(fake.url, run_id)) >= 2, "beta's writes", proc=proc)
+    return proc, run_id
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_ctrl_c_stops_within_seconds_forgets_writes_and_keeps_what_finished(
+        fake: RunningServer, tmp_path: Path, keep: bool) -> None:
+    out = tmp_path / "out"
+    proc, run_id = _mid_beta(fake, out, *(["--keep"] if keep else []))
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    try:
+        assert proc.returncode == 130, err
+        assert took < 5, f"stopped {took:.2f} s after Ctrl-C"
+        run = record(out)
+        assert run["interrupted"] is True
+        assert [s["id"] for s in run["scenarios"]] == ["alpha"]
+        assert run["scenarios"][0]["status"] == "ok" and {p["scenario"] for p in run["probes"]} == {"alpha"}
+        assert f"--resume {out}" in err
+        left = run_scopes(fake.url, run_id)
+        if keep:
+            assert any("-beta-" in s for s in left)  # --keep: what was written stays
+        else:
+            assert left == []  # every tenant of the run was forgotten, the interrupted one too
+    finally:
+        erase_all(fake.url)
+    print(f"stopped {took:.2f} s after Ctrl-C")
+
+
+def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: RunningServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc, run_id = _mid_beta(fake, out)
+    # make the cleanup slow: every erasure is refused with Retry-After: 3
+    faults(fake.url, fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # now in the cleanup, waiting out a Retry-After
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 5, f"stopped {took:.2f} s after the second Ctrl-C"
+    print(f"stopped {took:.2f} s after the second Ctrl-C")
+    run = record(out)
+    assert run["interrupted"] is True and [s["id"] for s in run["scenarios"]] == ["alpha"]
+    assert any("-beta-" in s for s in run_scopes(fake.url, run_id))  # the cleanup was cut short ...
+
+    faults(fake.url, clear=True)
+    resumed = memeval_resume(out, run_env(fake.url))
+    assert resumed.returncode == 0, resumed.stderr
+    assert run_scopes(fake.url, run_id) == []  # ... and the resumed run removed what it left
+
+
+def test_ctrl_c_while_the_model_answers_still_writes_what_the_engine_measured(fake: RunningServer,
+                                                                              tmp_path: Path) -> None:
+    faults(fake.url, clear=True)
+    with start_server("mock_inference", ["--latency", "1.5"]) as mock:
+        out = tmp_path / "out"
+        env = {**run_env(fake.url), "EVAL_LLM_URL": f"{mock.url}/v1", "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
+        proc = start_run(out, env, "--only", "alpha", "--llm")
+        wait_for(lambda: finished(out, "alpha"), "alpha to finish", proc=proc)
+        wait_for(lambda: httpx.get(f"{mock.url}/_mock/stats").json()["calls"]["chat"], "the first answer", proc=proc)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 5, f"stopped {took:.2f} s after Ctrl-C"  # at most the answer calls in flight (1.5 s each)
+    print(f"stopped {took:.2f} s after Ctrl-C while answering")
+    run = record(out)
+    assert run["interrupted"] is True and run["answerer"] is None
+    assert [s["status"] for s in run["scenarios"]] == ["ok"] and {p["status"] for p in run["probes"]} == {"scored"}
+    assert f"--resume {out}" in err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_sigterm_stops_the_engine_server_the_run_started(tmp_path: Path, sig: signal.Signals) -> None:
+    out = tmp_path / "out"
+    env = {k: v for k, v in run_env("unused").items() if k != "CORTEX_DB_URL"}  # memeval starts the fake itself
+    env.update(CORTEX_DB_KEY=KEY, CORTEX_API_KEY=KEY, FAKE_CORTEX_HIDE_LISTINGS="1")  # alpha never settles
+    proc = subprocess.Popen([*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--quiet"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)
+    pid = int(re.search(r"server pid (\d+)", (out / "server.log").read_text()).group(1))
+    time.sleep(0.3)  # alpha is now waiting for its writes to be listed
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 5, f"stopped {took:.2f} s after {sig.name}"
+    print(f"stopped {took:.2f} s after {sig.name}")
+    assert record(out)["interrupted"] is True and record(out)["scenarios"] == []
+    assert "server exited with code 0" in (out / "server.log").read_text()  # stopped with SIGTERM, cleanly
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
