@@ -42,7 +42,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import httpx
 
@@ -66,6 +66,16 @@ class RunningServer:
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    def faults(self, **body: Any) -> dict[str, Any]:
+        """Set fault knobs on the live server through its control route; returns their state.
+
+        Raises:
+            httpx.HTTPStatusError: the server refused the knobs.
+        """
+        reply = httpx.post(f"{self.url}{KINDS[self.kind]}", json=body, timeout=5)
+        reply.raise_for_status()
+        return reply.json()
 
     def stop(self, timeout: float = 5.0) -> int:
         """SIGTERM, wait up to ``timeout`` seconds for a clean exit, else SIGKILL; the exit code."""

@@ -51,18 +51,13 @@ def engine(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[C
     eng = connect(server, monkeypatch)
     yield eng
     eng.close()
-    faults(server, clear=True)
+    server.faults(clear=True)
 
 
 @pytest.fixture
 def tenant() -> str:
     return f"eval-{uuid.uuid4().hex[:8]}-office-acme"
 
-
-def faults(server: RunningServer, **body: Any) -> dict[str, Any]:
-    reply = httpx.post(f"{server.url}/v1/_fake/faults", json=body)
-    assert reply.status_code == 200, reply.text
-    return reply.json()
 
 
 def turn(tenant: str, text: str, agent: str = "support", index: int = 0, **extra: Any) -> MemoryItem:
@@ -131,10 +126,10 @@ def test_recall_reads_every_scope_a_prefix_node_selects(engine: CortexEngine, te
 
 def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, server: RunningServer, tenant: str) -> None:
     write_all(engine, [turn(tenant, "We moved to 40 Canal Road.")])
-    faults(server, fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
+    server.faults(fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
     assert "40 Canal Road" in engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
-    assert faults(server)["fail"] == []
-    faults(server, expire_packs=True)
+    assert server.faults()["fail"] == []
+    server.faults(expire_packs=True)
     with pytest.raises(EngineError, match=r"v1/answer: 404 NOT_FOUND .*gone 3 rounds"):
         engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
 
@@ -166,7 +161,7 @@ def test_erase_leaves_the_tenant_empty(engine: CortexEngine, server: RunningServ
 
 def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, server: RunningServer, tenant: str,
                                                  caplog: pytest.LogCaptureFixture) -> None:
-    faults(server, fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
+    server.faults(fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
     start = time.monotonic()
     assert engine.list(tenant).items == ()
     assert time.monotonic() - start >= 0.9
@@ -175,33 +170,33 @@ def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, server: R
 
 def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEngine, server: RunningServer,
                                                                tenant: str) -> None:
-    faults(server, fail=[{"route": "v1/recall", "status": 500, "count": 10}])
+    server.faults(fail=[{"route": "v1/recall", "status": 500, "count": 10}])
     with pytest.raises(EngineError) as caught:
         engine.recall(RecallRequest(tenant, ("learnings",), "anything", 5))
     reason = str(caught.value)
     assert reason == "cortex POST v1/recall: 500 INTERNAL (injected fault) after 3 attempts"
     assert "\n" not in reason
-    assert faults(server)["fail"][0]["count"] == 7
+    assert server.faults()["fail"][0]["count"] == 7
 
 
 def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexEngine, server: RunningServer,
                                                                   tenant: str) -> None:
-    faults(server, fail=[{"route": "v1/experience", "status": 503, "count": 4,
+    server.faults(fail=[{"route": "v1/experience", "status": 503, "count": 4,
                           "error_code": "AUTHORIZATION_STATE_CHANGED"}])
     assert engine.write(turn(tenant, "Written on the fifth attempt.")).replayed is False
-    faults(server, fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
+    server.faults(fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
     with pytest.raises(EngineError, match=r"v1/experience: 403 POLICY_DENIED .*unauthorized \(check CORTEX_DB_KEY\)"):
         engine.write(turn(tenant, "Refused."))
 
 
 def test_connection_resets_are_retried_for_reads_and_idempotent_writes(engine: CortexEngine, server: RunningServer,
                                                                         tenant: str) -> None:
-    faults(server, reset=[{"route": "v1/experience", "count": 1}, {"route": "v1/events", "count": 1}])
+    server.faults(reset=[{"route": "v1/experience", "count": 1}, {"route": "v1/events", "count": 1}])
     item = turn(tenant, "Survives a reset.")
     engine.write(item)
     write_all(engine, [item])
     assert listing(engine, tenant) == [item]
-    assert faults(server)["reset"] == []
+    assert server.faults()["reset"] == []
 
 
 def test_a_refused_connection_is_one_engine_error_after_retries(monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
@@ -253,14 +248,14 @@ def test_the_key_never_appears_in_errors_logs_or_reprs(server: RunningServer, mo
     for key in (KEY, wrong):
         engine = connect(server, monkeypatch, key)
         texts += [repr(engine), repr(engine.http), str(engine.info().to_json() if key == KEY else "")]
-        faults(server, clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
+        server.faults(clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
         for action in (lambda: engine.recall(RecallRequest(tenant, ("learnings",), "x", 1)),
                        lambda: engine.list(tenant)):
             with pytest.raises(EngineError) as caught:
                 action()
             texts.append(str(caught.value))
         engine.close()
-    faults(server, clear=True)
+    server.faults(clear=True)
     assert any("unauthorized (check CORTEX_DB_KEY)" in t for t in texts)
     for text in texts + [caplog.text]:
         assert KEY not in text and wrong not in text

@@ -75,11 +75,11 @@ def test_a_refused_write_shows_the_servers_reason_in_the_run(cortex: RunningServ
     monkeypatch.setenv("CORTEX_DB_URL", cortex.url)
     monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
     rule = {"route": "v1/experience", "status": 403, "count": 1000, "error_code": "POLICY_DENIED"}
-    httpx.post(f"{cortex.url}/v1/_fake/faults", json={"clear": True, "fail": [rule]}).raise_for_status()
+    cortex.faults(clear=True, fail=[rule])
     try:
         record = run_mini(tmp_path, os.path.join(ENGINES, "cortex.yaml"), "--enrich-wait", "0")
     finally:
-        httpx.post(f"{cortex.url}/v1/_fake/faults", json={"clear": True}).raise_for_status()
+        cortex.faults(clear=True)
     scenario = record["scenarios"][0]
     assert scenario["status"] == "errored"
     assert scenario["error"].startswith("cortex POST v1/experience: 403 POLICY_DENIED")

@@ -6,9 +6,7 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 
 from memeval.engines.base import MemoryItem, RecallRequest
@@ -33,18 +31,13 @@ def engine(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[T
     eng = create({"url": server.url, "retry_base_s": 0.01})
     yield eng
     eng.close()
-    faults(server, clear=True)
+    server.faults(clear=True)
 
 
 @pytest.fixture
 def tenant() -> str:
     return f"eval-{uuid.uuid4().hex[:8]}-office-acme"
 
-
-def faults(server: RunningServer, **body: Any) -> dict[str, Any]:
-    reply = httpx.post(f"{server.url}/v1/_fake/faults", json=body)
-    assert reply.status_code == 200, reply.text
-    return reply.json()
 
 
 def turn(tenant: str, text: str, agent: str = "support", index: int = 0) -> MemoryItem:
@@ -86,11 +79,11 @@ def test_round_trip_through_the_envelope(engine: TinyHumansEngine, tenant: str) 
 def test_failures_inside_and_outside_the_envelope(engine: TinyHumansEngine, server: RunningServer, tenant: str,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
-    faults(server, fail=[{"route": "memory/recall", "status": 429, "count": 1, "retry_after": 1}])
+    server.faults(fail=[{"route": "memory/recall", "status": 429, "count": 1, "retry_after": 1}])
     start = time.monotonic()
     assert engine.recall(RecallRequest(tenant, ("learnings",), "anything", 3)) == []
     assert time.monotonic() - start >= 0.9 and "429 rate_limit_error" in caplog.text
-    faults(server, fail=[{"route": "memory/recall", "status": 402, "error_code": "USER_INSUFFICIENT_CREDITS"}])
+    server.faults(fail=[{"route": "memory/recall", "status": 402, "error_code": "USER_INSUFFICIENT_CREDITS"}])
     with pytest.raises(EngineError, match=r"^tinyhumans POST memory/recall: 402 USER_INSUFFICIENT_CREDITS"):
         engine.recall(RecallRequest(tenant, ("learnings",), "anything", 3))
     with pytest.raises(EngineError, match=r"400 BAD_REQUEST") as caught:
