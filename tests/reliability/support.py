@@ -33,13 +33,6 @@ MEMEVAL = [sys.executable, "-c", "import sys; from memeval.cli import main; main
 
 # -- the fake CortexDB -------------------------------------------------------------------------
 
-def faults(url: str, **body: Any) -> dict[str, Any]:
-    """Set the fake's fault knobs on the live process (``clear=True`` first drops them all)."""
-    reply = httpx.post(f"{url}/v1/_fake/faults", json=body, timeout=5)
-    reply.raise_for_status()
-    return reply.json()
-
-
 def scopes(url: str, key: str = KEY) -> list[str]:
     """Every scope that holds an event, visible or not (the fake lists scopes from all events)."""
     reply = httpx.get(f"{url}/v1/scopes/list", params={"prefix": APP, "limit": 1000},

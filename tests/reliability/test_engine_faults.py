@@ -1,4 +1,4 @@
-"""Engine faults, injected through the fake CortexDB's knobs (a real process on 127.0.0.1), with
+"""Engine injected through the fake CortexDB's knobs (a real process on 127.0.0.1), with
 ``memeval run`` as a real process: each fault has its specified outcome, what was measured
 before it stays in run.json, and nothing the run wrote stays in the engine."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from memeval.engines.server import free_port
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAST, KEY, DroppingProxy, erase_all, faults, finished, item_counts,
+from tests.reliability.support import (FAST, KEY, DroppingProxy, erase_all, finished, item_counts,
                                        memeval_resume, memeval_run, record, run_env, run_id_of, run_scopes, scopes,
                                        start_run, wait_for)
 
@@ -27,9 +27,9 @@ def fake() -> Iterator[RunningServer]:
 @pytest.fixture
 def cortex(fake: RunningServer) -> Iterator[RunningServer]:
     """The module's fake with every fault cleared before and after the test."""
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
     yield fake
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
 
 
 def statuses(run: dict) -> dict[str, str]:
@@ -40,7 +40,7 @@ def statuses(run: dict) -> dict[str, str]:
 def test_500s_on_reads_error_the_scenario_after_bounded_retries_and_the_others_run(
         cortex: RunningServer, tmp_path: Path, route: str, method: str, phase: str) -> None:
     # three 500s = every attempt one read gets; the fourth request would succeed
-    faults(cortex.url, fail=[{"route": route, "status": 500, "count": 3}])
+    cortex.faults(fail=[{"route": route, "status": 500, "count": 3}])
     out = tmp_path / "out"
     proc = memeval_run(out, run_env(cortex.url))
     assert proc.returncode == 3, proc.stderr
@@ -60,13 +60,13 @@ def test_500s_on_reads_error_the_scenario_after_bounded_retries_and_the_others_r
     errored = 4 if phase == "recall" else 2
     assert run["totals"]["recall"]["all"]["errored"] + run["totals"]["synthesis"]["all"]["errored"] == errored
     assert run["totals"]["recall"]["all"]["scored"] == (4 if phase == "recall" else 6)  # errored are not misses
-    assert faults(cortex.url)["fail"] == []  # all three 500s were used up: the retries are bounded
+    assert cortex.faults()["fail"] == []  # all three 500s were used up: the retries are bounded
     assert scopes(cortex.url) == []  # the fake holds no event at all: every tenant was forgotten
 
 
 def test_a_429_storm_with_retry_after_is_waited_out_and_the_run_succeeds(cortex: RunningServer, tmp_path: Path) -> None:
     # a burst (the next recall is refused twice in a row, Retry-After: 1) and every 40th request
-    faults(cortex.url, fail=[{"route": "v1/recall", "status": 429, "count": 2, "retry_after": 1}], storm_every=40)
+    cortex.faults(fail=[{"route": "v1/recall", "status": 429, "count": 2, "retry_after": 1}], storm_every=40)
     out = tmp_path / "out"
     started = time.monotonic()
     proc = memeval_run(out, run_env(cortex.url), "--only", "alpha")
@@ -75,7 +75,7 @@ def test_a_429_storm_with_retry_after_is_waited_out_and_the_run_succeeds(cortex:
     run = record(out)
     assert statuses(run) == {"alpha": "ok"}
     assert all(p["status"] == "scored" for p in run["probes"])
-    assert faults(cortex.url)["fail"] == []
+    assert cortex.faults()["fail"] == []
     # each wait is logged; the burst's two waits are the server's Retry-After, not the 0.25 s backoff
     assert "v1/recall: 429 RATE_LIMITED (injected fault); retry 2 in 1.00 s" in proc.stderr
     assert "v1/recall: 429 RATE_LIMITED (injected fault); retry 3 in 1.00 s" in proc.stderr
@@ -85,13 +85,13 @@ def test_a_429_storm_with_retry_after_is_waited_out_and_the_run_succeeds(cortex:
 
 def test_writes_that_never_become_visible_time_out_the_scenario_and_later_ones_run(
         cortex: RunningServer, tmp_path: Path) -> None:
-    faults(cortex.url, hide_listings=True)
+    cortex.faults(hide_listings=True)
     out = tmp_path / "out"
     proc = start_run(out, run_env(cortex.url), "--settle-timeout", "1.5")
     try:
         wait_for(lambda: finished(out, "alpha"), "alpha to finish", proc=proc)
     finally:
-        faults(cortex.url, hide_listings=False)
+        cortex.faults(hide_listings=False)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     run = record(out)
@@ -107,7 +107,7 @@ def test_writes_that_never_become_visible_time_out_the_scenario_and_later_ones_r
 def test_connection_resets_are_retried_and_replayed_writes_store_nothing_twice(
         cortex: RunningServer, tmp_path: Path) -> None:
     # the fake closes the connection before acting on these reads ...
-    faults(cortex.url, reset=[{"route": "v1/events", "count": 2}, {"route": "v1/recall", "count": 2}])
+    cortex.faults(reset=[{"route": "v1/events", "count": 2}, {"route": "v1/recall", "count": 2}])
     # ... and the proxy lets the server store these writes, then drops the answer
     proxy = DroppingProxy(cortex.url, "POST /v1/experience ", drops=3)
     out = tmp_path / "out"
@@ -117,7 +117,7 @@ def test_connection_resets_are_retried_and_replayed_writes_store_nothing_twice(
         run = record(out)
         assert statuses(run) == {"alpha": "ok", "beta": "ok", "gamma": "ok"}
         assert all(p["status"] == "scored" for p in run["probes"])
-        assert proxy.dropped == 3 and faults(cortex.url)["reset"] == []
+        assert proxy.dropped == 3 and cortex.faults()["reset"] == []
         counts = item_counts(cortex.url, run_scopes(cortex.url, run["run_id"]))
         assert len(counts) == sum(s["writes"] for s in run["scenarios"]) == 13
         assert [label for label, n in counts.items() if n > 1] == []  # no duplicate event

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAKE_DEF, FAST, KEY, MEMEVAL, THREE, erase_all, faults, finished,
+from tests.reliability.support import (FAKE_DEF, FAST, KEY, MEMEVAL, THREE, erase_all, finished,
                                        memeval_resume, record, run_env, run_id_of, run_scopes, start_run,
                                        started_tenants, wait_for)
 
@@ -32,10 +32,10 @@ def fake() -> Iterator[RunningServer]:
 def _mid_beta(fake: RunningServer, out: Path, *extra: str):
     """A run that has finished alpha and is settling beta's writes: from alpha's start on,
     writes take 3 s to be listed, so the run is reliably mid-scenario when the signal comes."""
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
     proc = start_run(out, run_env(fake.url), *extra)
     wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)
-    faults(fake.url, index_delay=3)  # alpha settles on what it wrote before; beta will wait
+    fake.faults(index_delay=3)  # alpha settles on what it wrote before; beta will wait
     wait_for(lambda: started_tenants(out, "beta"), "beta to start", proc=proc)
     run_id = run_id_of(out)
     wait_for(lambda: sum("-beta-" in s for s in run_scopes(fake.url, run_id)) >= 2, "beta's writes", proc=proc)
@@ -73,7 +73,7 @@ def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: R
     out = tmp_path / "out"
     proc, run_id = _mid_beta(fake, out)
     # make the cleanup slow: every erasure is refused with Retry-After: 3
-    faults(fake.url, fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
+    fake.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)  # now in the cleanup, waiting out a Retry-After
     assert proc.poll() is None
@@ -88,7 +88,7 @@ def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: R
     assert run["interrupted"] is True and [s["id"] for s in run["scenarios"]] == ["alpha"]
     assert any("-beta-" in s for s in run_scopes(fake.url, run_id))  # the cleanup was cut short ...
 
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
     resumed = memeval_resume(out, run_env(fake.url))
     assert resumed.returncode == 0, resumed.stderr
     assert run_scopes(fake.url, run_id) == []  # ... and the resumed run removed what it left
@@ -96,7 +96,7 @@ def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: R
 
 def test_ctrl_c_while_the_model_answers_still_writes_what_the_engine_measured(fake: RunningServer,
                                                                               tmp_path: Path) -> None:
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
     with start_server("mock_inference", ["--latency", "1.5"]) as mock:
         out = tmp_path / "out"
         env = {**run_env(fake.url), "EVAL_LLM_URL": f"{mock.url}/v1", "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAST, KEY, faults, finished, journal, memeval_resume, memeval_run, normalise,
+from tests.reliability.support import (FAST, KEY, finished, journal, memeval_resume, memeval_run, normalise,
                                        record, run_env, run_id_of, run_scopes, scopes, start_run, wait_for)
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def test_a_run_killed_in_its_second_scenario_resumes_to_the_uninterrupted_result
     expected = record(tmp_path / "whole")
 
     folder = tmp_path / "runs" / "rel"  # no --out: runs/<label> under the working directory
-    faults(fake.url, index_delay=1.5)  # writes now take 1.5 s to be listed: the kill lands while beta settles
+    fake.faults(index_delay=1.5)  # writes now take 1.5 s to be listed: the kill lands while beta settles
     proc = start_run(None, env, "--label", "rel", cwd=tmp_path)
     wait_for(lambda: finished(folder, "alpha"), "alpha to finish", proc=proc)
     run_id = run_id_of(folder)
@@ -43,7 +43,7 @@ def test_a_run_killed_in_its_second_scenario_resumes_to_the_uninterrupted_result
     assert proc.returncode == -signal.SIGKILL
     assert not (folder / "run.json").exists()
     assert any("-beta-" in s for s in run_scopes(fake.url, run_id))  # the killed attempt left data
-    faults(fake.url, clear=True)
+    fake.faults(clear=True)
 
     resumed = memeval_resume(Path("runs", "rel"), env, cwd=tmp_path)  # memeval run … --resume runs/rel
     assert resumed.returncode == 0, resumed.stderr

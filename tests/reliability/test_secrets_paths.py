@@ -65,7 +65,7 @@ def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(tmp_path: Path) -
 def test_a_refusing_model_endpoint_stops_the_answerer_without_showing_its_key(mock: RunningServer,
                                                                               tmp_path: Path) -> None:
     rule = {"status": 401, "count": 1000, "route": "chat"}
-    httpx.post(f"{mock.url}/_mock/faults", json={"clear": True, "fail": [rule]}).raise_for_status()
+    mock.faults(clear=True, fail=[rule])
     try:
         with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as fake:
             out = tmp_path / "out"
@@ -74,7 +74,7 @@ def test_a_refusing_model_endpoint_stops_the_answerer_without_showing_its_key(mo
             proc = subprocess.run(run_args(out, "--only", "alpha", "--llm"), env=env, capture_output=True, text=True,
                                   timeout=60, cwd=str(tmp_path))
     finally:
-        httpx.post(f"{mock.url}/_mock/faults", json={"clear": True}).raise_for_status()
+        mock.faults(clear=True)
     assert proc.returncode == 0, proc.stderr  # the engine part ran; answers are left unanswered, not failed
     assert "401" in proc.stderr
     assert leaks(tmp_path, proc.stdout, proc.stderr) == []
