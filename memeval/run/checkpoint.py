@@ -2,9 +2,10 @@
 most the scenario it was in and can be resumed.
 
 ``<out>/checkpoint.jsonl`` holds one JSON object per line: a header (suite hash, engine, the
-scenarios asked for, run id), then ``started`` (a scenario began, with its engine tenants) and
-``finished`` (its complete record, probes, timings and usage) lines. Each line is flushed and
-fsynced before the run goes on.
+scenarios asked for, label, run id), then ``started`` (a scenario began, with its engine tenants)
+and ``finished`` (its complete record, probes, timings and usage) lines. Each line is flushed and
+fsynced before the run goes on. A resume keeps the scenarios that finished ok and runs the
+others again (errored or never finished), after cleaning their tenants.
 """
 
 from __future__ import annotations

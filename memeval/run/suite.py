@@ -26,8 +26,9 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
               journal: Journal | None = None) -> dict[str, Any]:
     """Run the chosen scenarios of ``suite`` on ``engine``; return the run record.
 
-    With a ``journal``, each finished scenario is appended to disk, scenarios it already holds
-    are taken from it, and what a killed run left in the engine is cleaned first. Ctrl-C stops
+    With a ``journal``, each finished scenario is appended to disk, scenarios it holds as
+    finished ok are taken from it, and what a killed or errored scenario left in the engine is
+    cleaned first. Ctrl-C stops
     after the current scenario's cleanup; the record then has ``interrupted: true`` and holds
     every scenario finished so far.
 
