@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from memeval.errors import UsageError
+from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
 _BATCH = 4096
@@ -39,6 +39,7 @@ class StaticEmbedder:
 
     Raises:
         ImportError: the package or numpy is not installed.
+        OSError: the model files are missing from the installed package.
     """
 
     name = "static-64d"
@@ -60,10 +61,7 @@ class StaticEmbedder:
         np = self._np
         if not texts:
             return np.zeros((0, 64), dtype=np.float32)
-        if self._encode is not None:
-            raw = self._encode(self._model_dir, list(texts), 512)
-        else:
-            raw = self._fallback(list(texts))
+        raw = self._encode(self._model_dir, list(texts), 512) if self._encode else self._fallback(list(texts))
         vecs = np.asarray(raw, dtype=np.float32)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         return vecs / np.where(norms > 0, norms, 1.0)
@@ -84,7 +82,7 @@ def load_embedder(choice: str) -> Embedder | None:
         return None
     try:
         return StaticEmbedder()
-    except ImportError as err:
+    except (ImportError, OSError) as err:
         if choice == "auto":
             return None
         hint = "pip install 'memeval[embeddings]'"
@@ -98,11 +96,22 @@ class QueryVectors:
         self.embedder = embedder
         self._cache: OrderedDict[str, Any] = OrderedDict()
 
+    def embed(self, texts: Sequence[str]) -> Any:
+        """The embedder's vectors for ``texts``.
+
+        Raises:
+            EngineError: the embedder failed (any exception of a third-party model).
+        """
+        try:
+            return self.embedder.embed(texts)
+        except Exception as err:
+            raise EngineError(f"embedder {self.embedder.name} failed: {err}") from err
+
     def vector(self, query: str) -> Any:
-        """The query's vector, shape ``(dim,)``."""
+        """The query's vector, shape ``(dim,)``; raises like :meth:`embed`."""
         vec = self._cache.get(query)
         if vec is None:
-            vec = self._cache[query] = self.embedder.embed([query])[0]
+            vec = self._cache[query] = self.embed([query])[0]
             if len(self._cache) > _QUERY_CACHE:
                 self._cache.popitem(last=False)
         else:
@@ -219,15 +228,19 @@ class DenseIndex:
         return rows[np.lexsort((rows, -sims[rows]))]
 
     def _flush(self) -> None:
-        """Embed every queued text and refresh the node-code view."""
+        """Embed every queued text and refresh the node-code view.
+
+        Raises:
+            EngineError: the embedder failed; the texts not yet embedded stay queued.
+        """
         np = self._np
-        pending, self._pending = self._pending, []
-        for start in range(0, len(pending), _BATCH):
-            batch = pending[start : start + _BATCH]
-            vecs = self._queries.embedder.embed(batch)
+        while self._pending:
+            batch = self._pending[:_BATCH]
+            vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
             self._rows += len(batch)
+            del self._pending[: len(batch)]
         if self._codes_version != self._version:
             self._codes = np.frombuffer(self._node.tobytes(), dtype=np.int32)
             self._codes_version = self._version

@@ -350,3 +350,37 @@ def test_embeddings_find_a_paraphrase_that_bm25_misses():
     assert recall(plain, query) == []
     assert recall(dense, query)[0] == "I am allergic to peanuts and shellfish."
     assert recall(dense, "allergic to peanuts")[0] == "I am allergic to peanuts and shellfish."
+
+
+class FlakyEmbedder:
+    """Deterministic 2-d vectors (by the letter count of the first word) that can be told to fail."""
+
+    name = "flaky-2d"
+
+    def __init__(self) -> None:
+        self.fail = False
+
+    def embed(self, texts):
+        import numpy
+
+        if self.fail:
+            raise RuntimeError("model crashed")
+        angles = [len(text.split()[0]) if text.split() else 0 for text in texts]
+        return numpy.array([[math.cos(a), math.sin(a)] for a in angles], dtype=numpy.float32)
+
+
+def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
+    pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
+    from memeval.engines.embedders import QueryVectors
+    from memeval.engines.reference import ReferenceEngine
+
+    embedder = FlakyEmbedder()
+    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=0.9, lexical_budget=0)
+    engine.write(turn("apples are red"))
+    embedder.fail = True
+    engine.write(turn("bananas are yellow"))
+    with pytest.raises(EngineError, match="flaky-2d failed: model crashed"):
+        engine.recall(RecallRequest(T, ("agent:",), "kiwis?", 5))
+    embedder.fail = False
+    assert recall(engine, "bananas?") == ["bananas are yellow"]
+    assert recall(engine, "zebras") == ["apples are red"]
