@@ -210,11 +210,10 @@ class DenseIndex:
         if cached is not None and cached[0] == query and cached[1] == self._version:
             return cached[2], cached[3]
         np = self._np
-        rows = np.flatnonzero(sims >= self._floor)
-        complete = rows.size <= _LEADERS
-        if not complete:
-            rows = rows[np.argpartition(-sims[rows], _LEADERS - 1)[:_LEADERS]]
-        rows = rows[self._codes[rows] > 0]
+        rows = np.arange(sims.size) if sims.size <= _LEADERS else np.argpartition(sims, -_LEADERS)[-_LEADERS:]
+        # Complete when no row at or above the floor was left out of the leaders.
+        complete = rows.size == sims.size or bool(sims[rows].min() < self._floor)
+        rows = rows[(sims[rows] >= self._floor) & (self._codes[rows] > 0)]
         leaders = rows[np.lexsort((rows, -sims[rows]))]
         self._leaders = (query, self._version, leaders, complete)
         return leaders, complete

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import random
 
 import pytest
 
@@ -384,3 +385,72 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     embedder.fail = False
     assert recall(engine, "bananas?") == ["bananas are yellow"]
     assert recall(engine, "zebras") == ["apples are red"]
+
+
+def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, int], query: list[str]) -> dict:
+    """Textbook BM25 over the live ``docs``, restricted to documents whose node is in ``section``."""
+    avgdl = sum(map(len, docs.values())) / len(docs)
+    scores = {}
+    for doc, words in docs.items():
+        if nodes[doc] not in section:
+            continue
+        score = 0.0
+        for term in set(query):
+            tf = words.count(term)
+            df = sum(term in other for other in docs.values())
+            if tf:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl))
+        if score:
+            scores[doc] = score
+    return scores
+
+
+def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals():
+    rng = random.Random(5)
+    vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    for trial in range(30):
+        index, docs, nodes = LexicalIndex(budget=0), {}, {}
+        for doc in range(rng.randint(1, 60)):
+            words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
+            docs[doc], nodes[doc] = words, rng.randrange(4)
+            index.add(doc, nodes[doc], " ".join(words))
+        gone = set(rng.sample(sorted(docs), rng.randint(0, len(docs) // 2)))
+        index.remove({doc: nodes[doc] for doc in gone})
+        live = {doc: words for doc, words in docs.items() if doc not in gone}
+        query = rng.sample(vocabulary, 3)
+        section = set(rng.sample(range(4), rng.randint(1, 4)))
+        got = index.search(query, section, 100)
+        want = brute_bm25(live, section, nodes, query) if live else {}
+        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-round(want[doc], 6), doc)), trial
+        assert all(score == pytest.approx(want[doc], rel=0.021) for doc, score in got)
+
+
+def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals(monkeypatch):
+    numpy = pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
+    from memeval.engines import embedders
+    from memeval.engines.embedders import DenseIndex, QueryVectors
+
+    class Seeded:
+        name = "seeded-8d"
+
+        def embed(self, texts):
+            vecs = [numpy.random.default_rng(int(t.split("-")[-1])).normal(size=8) for t in texts]
+            return numpy.array([v / numpy.linalg.norm(v) for v in vecs], dtype=numpy.float32)
+
+    monkeypatch.setattr(embedders, "_LEADERS", 16)
+    rng = random.Random(3)
+    for trial in range(40):
+        index = DenseIndex(QueryVectors(Seeded()), min_similarity=rng.choice([-1.0, 0.0, 0.3]))
+        count = rng.randint(1, 300)
+        nodes = [rng.randrange(10) for _ in range(count)]
+        for doc in range(count):
+            index.add(doc, nodes[doc], f"doc-{doc}")
+        gone = set(rng.sample(range(count), rng.randint(0, count // 3)))
+        index.remove(gone)
+        sims = Seeded().embed([f"doc-{doc}" for doc in range(count)]) @ Seeded().embed([f"q-{1000 + trial}"])[0]
+        for section in ([0], [1, 2], list(range(10)), list(range(8))):
+            k = rng.randint(1, 20)
+            want = [d for d in range(count) if nodes[d] in section and d not in gone and sims[d] >= index._floor]
+            want = sorted(want, key=lambda d: (-sims[d], d))[:k]
+            assert [doc for doc, _ in index.search(f"q-{1000 + trial}", section, k)] == want, (trial, section)
