@@ -86,7 +86,10 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
     if record["interrupted"]:
         click.echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}", err=True)
         return EXIT_INTERRUPTED
-    return EXIT_ENGINE if any(s["status"] != "ok" for s in record["scenarios"]) else 0
+    failed = [s for s in record["scenarios"] if s["status"] != "ok"]
+    for scenario in failed:
+        click.echo(f"error: scenario {scenario['id']}: {scenario['error']}", err=True)
+    return EXIT_ENGINE if failed else 0
 
 
 def _progress(line: str) -> None:

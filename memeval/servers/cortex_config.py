@@ -26,8 +26,11 @@ BITEMPORAL_MODES = ("off", "shadow", "enforce")
 
 
 def flags_from_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The CortexDB flag variables in ``environ``: every ``CORTEX_*`` but ``CORTEX_API_KEY``."""
-    return {k: v for k, v in sorted(environ.items()) if k.startswith("CORTEX_") and k != "CORTEX_API_KEY"}
+    """The CortexDB flag variables in ``environ``: every ``CORTEX_*`` but the server's key
+    (``CORTEX_API_KEY``) and the client's own settings (``CORTEX_DB_URL``, ``CORTEX_DB_KEY``, …),
+    which configure memeval, not the server."""
+    return {k: v for k, v in sorted(environ.items())
+            if k.startswith("CORTEX_") and k != "CORTEX_API_KEY" and not k.startswith("CORTEX_DB_")}
 
 
 @dataclass(frozen=True)
