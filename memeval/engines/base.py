@@ -71,10 +71,12 @@ def fingerprint(item: MemoryItem) -> str:
     """SHA-256 (hex, 32 chars) of the item's content, excluding its id.
 
     Two writes of equal content get the same id, which is what makes a retried write a replay.
+    The fields are serialised positionally (``dataclasses.asdict`` would cost more than the
+    hash itself on the write path).
     """
-    body = asdict(item)
-    body.pop("id", None)
-    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    body = [item.tenant, item.node, item.kind, item.text, item.role, item.title, item.thread, item.turn,
+            item.agent, item.at, [[t.name, t.id] for t in item.tool_calls], list(item.tags)]
+    raw = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
 
