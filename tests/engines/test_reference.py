@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from memeval.engines import reference_index
 from memeval.engines.base import Belief, Engine, MemoryItem, RecallRequest
 from memeval.engines.reference import create
 from memeval.engines.reference_index import LexicalIndex, analyze
@@ -406,7 +407,9 @@ def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, i
     return scores
 
 
-def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals():
+@pytest.mark.parametrize("fresh_max", [5, 65536])
+def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, fresh_max):
+    monkeypatch.setattr(reference_index, "_FRESH_MAX", fresh_max)
     rng = random.Random(5)
     vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
     for trial in range(30):
