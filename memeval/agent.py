@@ -92,15 +92,15 @@ class AgentMemory:
         start = time.perf_counter()
         lead: list[Section] = []
         if thread is not None:
-            lead.append(self._thread_section("Earlier in this thread", thread, None, max(self.policy.history, 1)))
+            lead.append(self._thread_section("Earlier in this thread", thread, max(self.policy.history, 1)))
         pack = self._pack(focus, Exclusion(), lead)
         self.timings.add("start_session", _ms(start))
         return pack
 
     def recall_for_compaction(self, thread: str, dropped: list[MemoryItem], focus: str | None = None) -> Pack:
         """A pack for the turns that left the prompt: first "Earlier in this conversation" (the
-        engine's grounded answer where it has one, else the dropped turns fetched back from
-        memory by their own content, in turn order),
+        engine's grounded answer where it has one, else the latest ``limit`` dropped turns fetched
+        back from the agent's memory newest first, in turn order),
         then the standard sections ranked for ``focus``, else for a gist of the dropped turns.
         Turns after the dropped range are still in the prompt and are left out."""
         start = time.perf_counter()
@@ -152,13 +152,10 @@ class AgentMemory:
                 break
         return section
 
-    def _thread_section(self, heading: str, thread: str, query: str | None, limit: int,
-                        turns: tuple[int, int] | None = None) -> Section:
-        """The thread's latest ``limit`` turns (within ``turns`` when given), in turn order.
-
-        ``query`` None walks the agent's items newest first; a query (the dropped turns' gist)
-        finds them by content instead, which reaches back further in a long history."""
-        hits = self.engine.recall(RecallRequest(self.tenant, (f"agent:{self.agent}",), query, THREAD_FETCH))
+    def _thread_section(self, heading: str, thread: str, limit: int, turns: tuple[int, int] | None = None) -> Section:
+        """The thread's latest ``limit`` turns (within ``turns`` when given), in turn order, from
+        the agent's ``THREAD_FETCH`` newest items."""
+        hits = self.engine.recall(RecallRequest(self.tenant, (f"agent:{self.agent}",), None, THREAD_FETCH))
         items = [h.item for h in hits if h.item.thread == thread
                  and (turns is None or turns[0] <= (h.item.turn or 0) <= turns[1])]
         section = Section(heading)
@@ -176,7 +173,7 @@ class AgentMemory:
             except Unsupported:
                 pass
         span = (min(d.turn or 0 for d in dropped), max(d.turn or 0 for d in dropped))
-        return self._thread_section(heading, thread, gist(dropped), limit, span)
+        return self._thread_section(heading, thread, limit, span)
 
 
 def gist(dropped: list[MemoryItem], total: int = 600) -> str:
