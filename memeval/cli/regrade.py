@@ -2,7 +2,7 @@
 
 Without options it re-grades the stored extractive and model answers with the current grader;
 ``--llm`` has a model answer every probe again, ``--judge`` has an LLM judge grade the model
-answers. Writes run.json and run.md to ``--out`` (default ``regrade/`` beside the input); it
+answers. Writes run.json, run.md and run.html to ``--out`` (default ``regrade/`` beside the input); it
 never overwrites the input.
 """
 
@@ -14,8 +14,8 @@ import click
 
 from memeval.errors import UsageError
 from memeval.llm.settings import resolve
-from memeval.report.files import read_run, write_json, write_text
-from memeval.report.render import render
+from memeval.report.files import read_run
+from memeval.report.publish import publish
 
 
 @click.command("regrade")
@@ -46,10 +46,8 @@ def command(run_json: str, llm: bool, judge: bool, no_cache: bool, cache_salt: s
     if record["answerer"] and (llm or judge):
         for line in summary_lines(record["answerer"]):
             click.echo(line, err=True)
-    write_json(target, record)
-    report = render(record, "run.md.j2", templates)
-    write_text(os.path.join(folder, "run.md"), report)
+    report = publish(record, folder, templates)
     if not quiet:
         click.echo(report)
-    click.echo(f"wrote {target} and run.md", err=True)
+    click.echo(f"wrote {target}, run.md and run.html", err=True)
     return 0

@@ -1,26 +1,10 @@
-"""``memeval run SUITE``: run a suite on one engine, write run.json and run.md, print the report."""
+"""``memeval run SUITE``: run a suite on one engine, write run.json, run.md and run.html."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import threading
-from collections.abc import Iterator
-from dataclasses import replace
-
 import click
 
-from memeval.engines.definition import resolve_engine
-from memeval.engines.server import engine_server
-from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
-from memeval.llm.settings import resolve
-from memeval.report.files import output_dir, write_json, write_text
-from memeval.report.render import render
-from memeval.run.options import RunOptions
-from memeval.run.checkpoint import open_journal
-from memeval.run.suite import derive, run_suite
-from memeval.spec.load import load_suite
+from memeval.run.session import RunRequest, run_session
 
 
 @click.command("run")
@@ -45,71 +29,6 @@ def command(suite_file: str, engine_name: str, only: str, label: str, out: str |
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
             cache_salt: str, templates: str | None, resume: str | None, quiet: bool) -> int:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
-    suite = load_suite(suite_file)
-    engine_def = resolve_engine(engine_name, suite_file)
-    llm = llm or judge
-    answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(suite_file), judge=judge, cache=not no_cache,
-                       salt=cache_salt) if llm else None
-    wait = enrich_wait if enrich_wait is not None else suite.defaults.enrich_wait_s
-    wait = wait if wait is not None else engine_def.enrich_wait_s
-    options = RunOptions(engine=engine_def.name, only=tuple(s for s in only.split(",") if s), label=label or engine_def.name,
-                         keep=keep, enrich_wait_s=wait, settle_timeout_s=settle_timeout, llm=llm)
-    folder = output_dir(options.label, resume or out)
-    journal = open_journal(folder, suite, options, resume is not None)
-    if resume and not label and journal.label:  # a resumed run keeps the label it was started with
-        options = replace(options, label=journal.label)
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
-        engine = engine_def.create(overrides)
-        try:
-            record = run_suite(suite, engine, options, (lambda _: None) if quiet else _progress, journal)
-        finally:
-            engine.close()
-    if answerer is not None and not record["interrupted"]:  # after Ctrl-C stop now; a resume answers
-        from memeval.llm.answer import answer_record, summary_lines  # imports openai (~1 s): only when asked
-
-        try:
-            record = answer_record(record, answerer)
-        except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
-            record = derive({**record, "interrupted": True})
-        else:
-            for line in summary_lines(record["answerer"]):
-                click.echo(line, err=True)
-    write_json(os.path.join(folder, "run.json"), record)
-    if json_path:
-        write_json(json_path, record)
-    report = render(record, "run.md.j2", templates)
-    write_text(os.path.join(folder, "run.md"), report)
-    write_text(os.path.join(folder, "run.html"), render(record, "run.html.j2", templates))
-    if not quiet:
-        click.echo(report)
-    click.echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html", err=True)
-    if record["interrupted"]:
-        click.echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}", err=True)
-        return EXIT_INTERRUPTED
-    failed = [s for s in record["scenarios"] if s["status"] != "ok"]
-    for scenario in failed:
-        click.echo(f"error: scenario {scenario['id']}: {scenario['error']}", err=True)
-    return EXIT_ENGINE if failed else 0
-
-
-def _progress(line: str) -> None:
-    click.echo(line, err=True)
-
-
-@contextlib.contextmanager
-def _term_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM (a cancelled CI job, a supervisor) stops the run as Ctrl-C does:
-    what was written is forgotten, an engine server the run started is stopped, run.json keeps what
-    finished, exit 130. Python's default would end the process at once and orphan that server."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
+                         enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet)
+    return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)
