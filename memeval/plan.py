@@ -96,5 +96,5 @@ def _describe(step: Step) -> str:
     if k == "probe":
         return f"probe       {step.phase:<9} {step.ref}: {step.note}"
     if k == "synthesise":
-        return "synthesise  drain enrichment, run jobs, build beliefs per tenant"
+        return "synthesise  drain enrichment, build beliefs per tenant"
     return f"forget      everything written ({step.note})"

@@ -21,8 +21,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"})
-
 
 @dataclass(frozen=True)
 class ToolCallRef:
@@ -82,11 +80,10 @@ def fingerprint(item: MemoryItem) -> str:
 
 @dataclass(frozen=True)
 class WriteReceipt:
-    """What a write returns. ``job`` is an engine job to run at synthesis time, if any."""
+    """What a write returns: the stored item's id, and whether the write was a replay."""
 
     id: str
     replayed: bool = False
-    job: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,9 +240,6 @@ class Engine(Protocol):
 
     def build_beliefs(self, tenant: str) -> BuildReceipt:
         """Build beliefs over the tenant (capability ``beliefs``)."""
-
-    def run_job(self, job: str) -> BuildReceipt:
-        """Run a job a write handed back (capability ``beliefs``)."""
 
     def inspect(self, tenant: str) -> Derived:
         """Facts, beliefs and conflicts derived so far (capability ``inspect``)."""

@@ -33,19 +33,16 @@ class ScenarioState:
     namespaces: dict[str, str]
     written: dict[str, set[str]] = field(default_factory=dict)
     by_ref: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    jobs: list[str] = field(default_factory=list)
     tool_calls: int = 0
     forgotten_declared: bool = False
     derived: dict[str, list[str]] | None = None
     synthesis: dict[str, Any] = field(default_factory=dict)
     replies: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
 
-    def note_write(self, ref: str, tenant_ns: str, item_id: str, job: str | None = None) -> None:
+    def note_write(self, ref: str, tenant_ns: str, item_id: str) -> None:
         """Remember a write for settle, declared forgets and cleanup."""
         self.written.setdefault(tenant_ns, set()).add(item_id)
         self.by_ref.setdefault(ref, []).append((tenant_ns, item_id))
-        if job:
-            self.jobs.append(job)
 
 
 def namespace(run_id: str, scenario: str, tenant: str) -> str:
@@ -106,7 +103,7 @@ class ScenarioRun:
         start = time.perf_counter()
         receipt = self.engine.write(item)
         self.timings.add(label, (time.perf_counter() - start) * 1000)
-        self.state.note_write(ref, item.tenant, receipt.id, receipt.job)
+        self.state.note_write(ref, item.tenant, receipt.id)
 
     def _do_exchange(self, step: Step) -> None:
         thread = self.scenario.thread(step.ref)
@@ -119,7 +116,7 @@ class ScenarioRun:
         ns = self.state.namespaces[thread.tenant]
         if logged:
             self.state.note_write(thread.id, ns, logged)
-        self.state.note_write(thread.id, ns, receipt.id, receipt.job)
+        self.state.note_write(thread.id, ns, receipt.id)
         self.state.tool_calls += len(thread.exchanges[step.index].tools)
 
     def _do_settle(self, step: Step) -> None:

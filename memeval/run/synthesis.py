@@ -1,5 +1,5 @@
-"""The synthesis phase: wait for enrichment, run the jobs writes handed back, build beliefs per
-tenant, then read the derived layers (facts, beliefs, conflicts) where the engine allows."""
+"""The synthesis phase: wait for enrichment, build beliefs per tenant, then read the derived
+layers (facts, beliefs, conflicts) where the engine allows."""
 
 from __future__ import annotations
 
@@ -21,17 +21,13 @@ def synthesise(run: "ScenarioRun") -> None:
     outcomes: Counter[str] = Counter()
     built = 0
     if "beliefs" in run.caps:
-        for job in run.state.jobs:
-            receipt = run.engine.run_job(job)
-            outcomes[receipt.outcome] += 1
-            built += receipt.built
         for ns in run.state.namespaces.values():
             receipt = run.engine.build_beliefs(ns)
             outcomes[receipt.outcome] += 1
             built += receipt.built
     ms = (time.perf_counter() - start) * 1000
     run.timings.add("synthesis (all builds)", ms)
-    record.update(jobs=len(run.state.jobs), outcomes=dict(outcomes), built=built if "beliefs" in run.caps else None,
+    record.update(outcomes=dict(outcomes), built=built if "beliefs" in run.caps else None,
                   ms=round(ms, 3))
     if "inspect" in run.caps:
         record["derived"], run.state.derived = _inspect(run)

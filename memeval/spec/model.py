@@ -157,7 +157,6 @@ class Policy:
     brain: int = 6
     history: int = 6
     team: int = 3
-    build_beliefs_every: int = 4
 
 
 @dataclass(frozen=True)
