@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, field
 
 from memeval.engines.base import Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
-from memeval.errors import Unsupported
 from memeval.pack import Pack, Section, assemble, render_item
 from memeval.spec.model import Policy
 
@@ -86,7 +85,7 @@ class AgentMemory:
         self.timings.add("post_turn (log)", _ms(start))
         return receipt
 
-    def start_session(self, thread: str | None = None, focus: str | None = None, thread_turns: int = 0) -> Pack:
+    def start_session(self, thread: str | None = None, focus: str | None = None) -> Pack:
         """A read-only pack to start a session: the thread's latest turns first (when resuming a
         thread), then the standard sections ranked for ``focus``, or newest first without one."""
         start = time.perf_counter()
@@ -104,11 +103,10 @@ class AgentMemory:
         then the standard sections ranked for ``focus``, else for a gist of the dropped turns.
         Turns after the dropped range are still in the prompt and are left out."""
         start = time.perf_counter()
-        last = max((d.turn or 0) for d in dropped)
+        span = (min(d.turn or 0 for d in dropped), max(d.turn or 0 for d in dropped))
         limit = min(max(self.policy.history, len(dropped)), 24)
-        lead = [self._earlier(thread, focus, limit, dropped)]
-        query = focus or gist(dropped)
-        pack = self._pack(query, Exclusion(thread, last + 1), lead)
+        lead = [self._earlier(thread, focus, limit, span)]
+        pack = self._pack(focus or gist(dropped), Exclusion(thread, span[1] + 1), lead)
         self.timings.add("recall_for_compaction", _ms(start))
         return pack
 
@@ -127,16 +125,17 @@ class AgentMemory:
 
     def _pack(self, query: str | None, exclude: Exclusion, lead: list[Section] | None = None, front: str = "") -> Pack:
         p = self.policy
-        plan = [("Learnings", ("learnings",), p.learnings), ("Brain", ("source:",), p.brain),
-                ("This agent's history", (f"agent:{self.agent}",), p.history), ("Team conversations", ("agent:",), p.team)]
+        plan = [("Learnings", ("learnings",), p.learnings, False), ("Brain", ("source:",), p.brain, False),
+                ("This agent's history", (f"agent:{self.agent}",), p.history, False),
+                ("Team conversations", ("agent:",), p.team, True)]
         sections = list(lead or [])
         seen = {ref for s in sections for ref in s.refs}
-        for heading, nodes, limit in plan:
-            sections.append(self._section(heading, nodes, limit, query, exclude, seen, team=heading.startswith("Team")))
+        for heading, nodes, limit, show_agent in plan:
+            sections.append(self._section(heading, nodes, limit, query, exclude, seen, show_agent))
         return assemble(sections, p.budget_tokens, front)
 
     def _section(self, heading: str, nodes: tuple[str, ...], limit: int, query: str | None, exclude: Exclusion,
-                 seen: set[str], team: bool = False) -> Section:
+                 seen: set[str], show_agent: bool) -> Section:
         section = Section(heading)
         if limit <= 0:
             return section
@@ -146,7 +145,7 @@ class AgentMemory:
             if item.id in seen or exclude.excludes(item):
                 continue
             seen.add(item.id)
-            section.bullets.append(render_item(item, show_agent=team))
+            section.bullets.append(render_item(item, show_agent=show_agent))
             section.refs.append(item.id)
             if len(section.bullets) >= limit:
                 break
@@ -164,15 +163,11 @@ class AgentMemory:
             section.refs.append(item.id)
         return section
 
-    def _earlier(self, thread: str, focus: str | None, limit: int, dropped: list[MemoryItem]) -> Section:
+    def _earlier(self, thread: str, focus: str | None, limit: int, span: tuple[int, int]) -> Section:
         heading = "Earlier in this conversation"
         if "answer" in self.capabilities:
-            try:
-                text = self.engine.answer(self.tenant, focus or SUMMARY_QUESTION, (f"agent:{self.agent}",), limit)
-                return Section(heading, prose=[line for line in text.splitlines() if line.strip()])
-            except Unsupported:
-                pass
-        span = (min(d.turn or 0 for d in dropped), max(d.turn or 0 for d in dropped))
+            text = self.engine.answer(self.tenant, focus or SUMMARY_QUESTION, (f"agent:{self.agent}",), limit)
+            return Section(heading, prose=[line for line in text.splitlines() if line.strip()])
         return self._thread_section(heading, thread, limit, span)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from memeval.spec.model import Scenario, Suite
+from memeval.spec.model import Defaults, Scenario, Suite
 
 PHASES = ("recall", "synthesis")
 
@@ -35,6 +35,11 @@ def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:
     return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def turn_time(defaults: Defaults, day: int, turn: int) -> str:
+    """When turn ``turn`` of a thread starting on ``day`` happened (turns are evenly spaced)."""
+    return timestamp(defaults.epoch, day, turn * defaults.turn_spacing_s)
+
+
 def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
     """The ordered steps of one scenario."""
     d = suite.defaults
@@ -48,7 +53,7 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
         steps.append(Step("write_learning", sid, lrn.id, at=at, note=f"{lrn.tenant}/learnings"))
     for thread in scenario.threads:
         for i, _ in enumerate(thread.exchanges):
-            at = timestamp(d.epoch, thread.day, 2 * i * d.turn_spacing_s)
+            at = turn_time(d, thread.day, 2 * i)
             steps.append(Step("exchange", sid, thread.id, index=i, at=at, note=f"{thread.agent}@{thread.tenant}"))
     writes = len(scenario.documents) + len(scenario.learnings) + sum(t.turns for t in scenario.threads)
     steps.append(Step("settle", sid, note=f"{writes} writes"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from memeval.engines.base import MemoryItem
 from memeval.errors import Unsupported
 from memeval.pack import Pack
-from memeval.plan import Step, timestamp
+from memeval.plan import Step, turn_time
 from memeval.score.probe import score_pack, unscored
 from memeval.spec.model import Probe
 
@@ -77,10 +77,8 @@ class ProbeRunner:
         items = []
         for turn in range(first, last + 1):
             index = turn // 2
-            if turn % 2 == 0:
-                text, role, at = thread.exchanges[index].user, "user", timestamp(d.epoch, thread.day, turn * d.turn_spacing_s)
-            else:
-                (text, at), role = run.state.replies[(thread.id, index)], "assistant"
+            text, role = ((thread.exchanges[index].user, "user") if turn % 2 == 0
+                          else (run.state.replies[(thread.id, index)], "assistant"))
             items.append(MemoryItem(ns, f"agent:{thread.agent}", "turn", text, role=role, thread=thread.id,
-                                    turn=turn, agent=thread.agent, at=at))
+                                    turn=turn, agent=thread.agent, at=turn_time(d, thread.day, turn)))
         return items

@@ -16,7 +16,7 @@ from typing import Any
 from memeval.agent import AgentMemory, Timings
 from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, Unsupported
-from memeval.plan import Step, plan_scenario, timestamp
+from memeval.plan import Step, plan_scenario, turn_time
 from memeval.run.options import RunOptions
 from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import synthesise
@@ -37,7 +37,7 @@ class ScenarioState:
     forgotten_declared: bool = False
     derived: dict[str, list[str]] | None = None
     synthesis: dict[str, Any] = field(default_factory=dict)
-    replies: dict[tuple[str, int], tuple[str, str]] = field(default_factory=dict)
+    replies: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def note_write(self, ref: str, tenant_ns: str, item_id: str) -> None:
         """Remember a write for settle, declared forgets and cleanup."""
@@ -108,11 +108,11 @@ class ScenarioRun:
     def _do_exchange(self, step: Step) -> None:
         thread = self.scenario.thread(step.ref)
         d = self.suite.defaults
-        at_reply = timestamp(d.epoch, thread.day, (2 * step.index + 1) * d.turn_spacing_s)
         memory = self.memory(thread.agent, thread.tenant)
-        logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "", at_reply, d.window,
+        logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
+                                               turn_time(d, thread.day, 2 * step.index + 1), d.window,
                                                self.suite.agent.reply)
-        self.state.replies[(thread.id, step.index)] = (reply, at_reply)
+        self.state.replies[(thread.id, step.index)] = reply
         ns = self.state.namespaces[thread.tenant]
         if logged:
             self.state.note_write(thread.id, ns, logged)
