@@ -18,6 +18,7 @@ from typing import Any
 
 from memeval.engines.base import Engine
 from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.run.cleanup import clear_tenant
 from memeval.run.options import RunOptions
 from memeval.spec.model import Suite
 
@@ -89,7 +90,7 @@ class Journal:
         for sid, tenants in self.leftovers.items():
             for ns in tenants.values():
                 try:
-                    _forget_tenant(engine, ns, capabilities)
+                    clear_tenant(engine, capabilities, ns)
                 except (EngineError, Unsupported) as err:
                     notes.append(f"{sid}: could not clean tenant {ns}: {err}")
         return notes
@@ -110,19 +111,6 @@ def new_run_id() -> str:
     """A run id: the start time (epoch seconds) and a random part, so two runs started in the
     same second on one server never share engine tenants (one's cleanup would erase the other's)."""
     return f"{int(time.time())}-{secrets.token_hex(3)}"
-
-
-def _forget_tenant(engine: Engine, ns: str, capabilities: frozenset[str]) -> None:
-    if "erase" in capabilities:
-        engine.erase(ns)
-        return
-    if "forget" not in capabilities:
-        raise Unsupported("the engine cannot forget")
-    while True:
-        page = engine.list(ns, None, 100)
-        if not page.items:
-            return
-        engine.forget(ns, tuple(i.id for i in page.items))
 
 
 def _append(fh: Any, entry: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, Unsupported
 from memeval.plan import Step, plan_scenario, turn_time
 from memeval.run.options import RunOptions
+from memeval.run.cleanup import clear_tenant
 from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import synthesise
 from memeval.run.waits import settle
@@ -156,15 +157,10 @@ class ScenarioRun:
             return {"forgotten": False, "reason": "kept (--keep)"}
         try:
             for ns, ids in self.state.written.items():
-                if "erase" in self.caps:
-                    self.engine.erase(ns)
-                elif "forget" in self.caps:
-                    ordered = sorted(ids)
-                    for i in range(0, len(ordered), 100):
-                        self.engine.forget(ns, tuple(ordered[i:i + 100]))
-                else:
-                    return {"forgotten": False, "reason": "the engine cannot forget; data left in place"}
-        except (EngineError, Unsupported) as err:
+                clear_tenant(self.engine, self.caps, ns, ids)
+        except Unsupported as err:
+            return {"forgotten": False, "reason": str(err)}
+        except EngineError as err:
             return {"forgotten": False, "reason": f"cleanup failed: {err}"}
         return {"forgotten": True, "reason": None}
 
