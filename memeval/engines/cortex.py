@@ -191,10 +191,6 @@ class CortexEngine:
             queued = queued or ("built" not in body and any(k in body for k in ("job_id", "build_id", "id")))
         return BuildReceipt(built, "skipped" if not scopes else "scheduled" if queued else "done")
 
-    def run_job(self, job: str) -> BuildReceipt:
-        """Writes hand back no jobs, so there is nothing to run."""
-        return BuildReceipt(0, "skipped")
-
     def inspect(self, tenant: str) -> Derived:
         """Facts, live beliefs and conflicts of every scope of the tenant (a 503 on conflicts: none)."""
         parts = self._each(self._scopes(tenant), self._derived)

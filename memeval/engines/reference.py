@@ -160,10 +160,6 @@ class ReferenceEngine:
             store = self._tenants.get(tenant)
             return BuildReceipt(store.build_beliefs() if store else 0)
 
-    def run_job(self, job: str) -> BuildReceipt:
-        """Writes hand back no jobs, so any job is skipped."""
-        return BuildReceipt(0, "skipped")
-
     def inspect(self, tenant: str) -> Derived:
         """The beliefs built so far (``subject states sentence``); no facts or conflicts."""
         with self._lock:

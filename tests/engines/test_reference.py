@@ -83,7 +83,6 @@ def test_a_second_write_of_the_same_item_is_a_replay():
     item = turn("the deploy target is staging", at=minute(0))
     first, second = engine.write(item), engine.write(item)
     assert (first.id, first.replayed, second.id, second.replayed) == (item.id, False, item.id, True)
-    assert first.job is None
     assert [i.id for i in engine.list(T).items] == [item.id]
     assert len(engine.recall(RecallRequest(T, ("agent:",), "deploy target", 10))) == 1
 
@@ -309,7 +308,6 @@ def test_build_beliefs_one_per_document_and_thread_never_duplicated():
     assert beliefs[0] == Belief("France", "states", "Paris is the capital.", "supported", 0.5)
     assert beliefs[1].subject == "source:wiki" and len(beliefs[1].object) <= 240
     assert beliefs[2] == Belief("th", "states", "First question here!", "supported", 0.5)
-    assert engine.run_job("anything").outcome == "skipped"
 
 
 def test_lexical_index_matches_textbook_bm25():
