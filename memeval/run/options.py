@@ -21,8 +21,6 @@ class RunOptions:
     enrich_poll_s: float = 3.0
     settle_timeout_s: float | None = None
     llm: bool = False
-    profile: str = ""
-    flags: tuple[tuple[str, str], ...] = ()
 
 
 def check_only(suite: Suite, only: tuple[str, ...]) -> None:

@@ -56,7 +56,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: writing what was finished")
-    record = assemble(suite, info.to_json(), options, run_id, entries, None)
+    record = assemble(suite, info.to_json(), options, run_id, entries)
     record["interrupted"] = interrupted
     return record
 
@@ -80,8 +80,9 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
 
 
 def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run_id: str,
-             entries: list[dict[str, Any]], answerer: dict[str, Any] | None) -> dict[str, Any]:
-    """The run record from per-scenario entries; totals, latency and KPIs come from :func:`derive`."""
+             entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run record from per-scenario entries; totals, latency and KPIs come from :func:`derive`.
+    ``profile`` is set by a sweep and ``answerer`` by ``--llm``, after the run."""
     scenarios = []
     for entry in entries:
         scenarios.append({**entry["scenario"], "usage": entry["usage"]})
@@ -95,8 +96,8 @@ def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run
         "format_version": FORMAT_VERSION,
         "memeval_version": __version__,
         "label": options.label or engine_info["name"],
-        "profile": options.profile or None,
-        "flags": dict(options.flags) or dict(engine_info.get("flags", {})),
+        "profile": None,
+        "flags": dict(engine_info.get("flags", {})),
         "run_id": run_id,
         "created_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "python": platform.python_version(),
@@ -106,7 +107,7 @@ def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run
         "options": _options_json(options),
         "scenarios": scenarios,
         "probes": probes,
-        "answerer": answerer,
+        "answerer": None,
         "usage": usage,
         "timings": timings,
     }
