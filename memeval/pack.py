@@ -36,7 +36,8 @@ def render_item(item: MemoryItem, show_agent: bool = False) -> str:
 
 @dataclass
 class Section:
-    """A pack section: a heading and either bullets or prose lines."""
+    """A pack section: a heading and either bullets (each with the id of its item in ``refs``)
+    or prose lines."""
 
     heading: str
     bullets: list[str] = field(default_factory=list)
@@ -86,8 +87,7 @@ def _trim_last(sections: list[Section]) -> bool:
     for section in reversed(sections):
         if section.bullets:
             section.bullets.pop()
-            if len(section.refs) > len(section.bullets):
-                section.refs.pop()
+            section.refs.pop()
             return True
         if section.prose:
             last = section.prose[-1]

@@ -44,7 +44,8 @@ def breakdown(records: list[dict[str, Any]]) -> dict[str, Any]:
         in_phase = [r for r in records if r["phase"] == phase]
         out[phase] = {
             "all": totals(in_phase),
-            "scenarios": {s: totals(r for r in in_phase if r["scenario"] == s) for s in _ordered(r["scenario"] for r in in_phase)},
+            "scenarios": {s: totals(r for r in in_phase if r["scenario"] == s)
+                          for s in dict.fromkeys(r["scenario"] for r in in_phase)},
             "styles": {s: totals(r for r in in_phase if r["style"] == s) for s in ("lexical", "paraphrase")},
         }
     return out
@@ -65,10 +66,3 @@ def latency(samples: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
 def _mean(values: list[float | None]) -> dict[str, Any]:
     known = [v for v in values if v is not None]
     return {"value": round(sum(known) / len(known), 2) if known else None, "n": len(known)}
-
-
-def _ordered(items: Iterable[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for item in items:
-        seen.setdefault(item, None)
-    return list(seen)
