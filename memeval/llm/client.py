@@ -1,6 +1,7 @@
 """OpenAI-compatible chat calls: bounded retries, cost, caching and bounded concurrency.
 
-:class:`ModelClient` makes one call with the ``openai`` package (its own retries off):
+:class:`ModelClient` makes one call with the ``openai`` package (its own retries off; imported
+by the first client, since importing it takes about a second):
 
 - 429 and 5xx, connection errors and timeouts are retried up to ``retries`` times, waiting
   ``Retry-After`` when the server sends one (at most 60 s), else 0.5 s, 1 s, 2 s, … (at most 8 s);
@@ -22,14 +23,15 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import openai
 
 from memeval.errors import AnswererStopped
 from memeval.llm.cache import ReplyCache, cache_key
 from memeval.llm.settings import CacheSettings, ModelSettings
+
+if TYPE_CHECKING:
+    import openai
 
 BACKOFF_S, BACKOFF_CAP_S, RETRY_AFTER_CAP_S = 0.5, 8.0, 60.0
 REFUSED = (401, 402, 403)
@@ -80,6 +82,8 @@ class ModelClient:
     """Single chat calls to one model; counts HTTP requests and retries (thread-safe)."""
 
     def __init__(self, settings: ModelSettings):
+        import openai  # takes about 1 s: imported when a model is called, not when the module is
+
         self.settings = settings
         self._lock = threading.Lock()
         self.requests = 0
@@ -100,6 +104,8 @@ class ModelClient:
             AnswererStopped: the endpoint refused (401, 402, 403).
             CallFailed: any other failure, after retries where retrying can help.
         """
+        import openai  # already loaded by __init__
+
         attempt = 0
         while True:
             try:
@@ -107,7 +113,8 @@ class ModelClient:
             except openai.APIStatusError as err:
                 failure, wait = self._status_failure(err)
             except openai.APIConnectionError as err:
-                failure, wait = self._redact(f"{self._what(err)} {self.settings.endpoint}"), None
+                what = "timed out waiting for" if isinstance(err, openai.APITimeoutError) else "cannot connect to"
+                failure, wait = self._redact(f"{what} {self.settings.endpoint}"), None
             if attempt >= self.settings.retries:
                 raise CallFailed(f"{failure} (after {attempt + 1} attempts)")
             with self._lock:
@@ -146,10 +153,6 @@ class ModelClient:
         if code == 429 or code >= 500:
             return line, retry_after(err.response.headers.get("retry-after"))
         raise CallFailed(line) from None
-
-    @staticmethod
-    def _what(err: openai.APIConnectionError) -> str:
-        return "timed out waiting for" if isinstance(err, openai.APITimeoutError) else "cannot connect to"
 
     def _redact(self, text: str) -> str:
         key = self.settings.key

@@ -6,6 +6,8 @@ import copy
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +115,9 @@ def test_regrade_never_overwrites_its_input(mini_run: Path, mock: Mock) -> None:
 def test_judging_a_run_without_model_answers_is_a_usage_error(mini_run: Path, mock: Mock, tmp_path: Path) -> None:
     proc = memeval("regrade", str(mini_run), "--judge", "--out", str(tmp_path), env=_env(mock, tmp_path))
     assert proc.returncode == 2 and "has none; add --llm" in proc.stderr and mock.chat_calls() == 0
+
+
+def test_openai_is_imported_only_to_call_a_model() -> None:
+    code = "import sys, memeval.cli, memeval.llm.answer, memeval.llm.judge; print('openai' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr
