@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from memeval.engines.definition import load_engine_def
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec.load import load_suite, read_file
-from memeval.spec.validate import schema_issues
+from memeval.spec.matrix import load_matrix
 
 
 def load_any(path: str) -> str:
@@ -12,15 +13,10 @@ def load_any(path: str) -> str:
 
     Returns a short description of what was loaded. Raises SpecError with every issue.
     """
-    data, marks, _ = read_file(path)
+    data, _, _ = read_file(path)
     if isinstance(data, dict) and "engine" in data and "adapter" in data:
-        issues = schema_issues(data, marks, "engine", path)
-        if issues:
-            raise SpecError(issues)
-        return f"engine {data['engine']}"
+        return f"engine {load_engine_def(path).name}"
     if isinstance(data, dict) and "matrix" in data:
-        from memeval.spec.matrix import load_matrix
-
         matrix = load_matrix(path)
         return f"matrix {matrix.name}, {len(matrix.profiles)} profiles"
     if isinstance(data, dict) and ("suite" in data or "scenario" in data):

@@ -20,7 +20,6 @@ from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
 from memeval.suggest import did_you_mean
 
-SCHEMAS = ("suite", "scenario", "engine", "matrix", "run")
 _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
                "array": "a list", "object": "a mapping", "null": "null"}
 
