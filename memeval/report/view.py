@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from memeval.score.stats import Rate
+
 DASH = "–"
 
 
 def fmt_rate(r: dict[str, Any] | None) -> str:
-    """``NN% (k/n)`` from a ``{k, n}`` rate, ``–`` for n = 0."""
-    if not r or not r.get("n"):
-        return DASH
-    return f"{round(100 * r['k'] / r['n'])}% ({r['k']}/{r['n']})"
+    """``NN% (k/n)`` from a ``{k, n}`` rate, ``–`` for n = 0 (see :meth:`Rate.text`)."""
+    return Rate(r["k"], r["n"]).text() if r else DASH
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
