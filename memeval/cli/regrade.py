@@ -1,21 +1,11 @@
-"""``memeval regrade RUN_JSON``: grade a recorded run again from its stored packs, no engine.
-
-Without options it re-grades the stored extractive and model answers with the current grader;
-``--llm`` has a model answer every probe again, ``--judge`` has an LLM judge grade the model
-answers. Writes run.json, run.md and run.html to ``--out`` (default ``regrade/`` beside the input); it
-never overwrites the input.
-"""
+"""``memeval regrade RUN_JSON``: grade a recorded run again from its stored packs, no engine
+(see :mod:`memeval.llm.regrade`)."""
 
 from __future__ import annotations
 
-import os
-
 import click
 
-from memeval.errors import UsageError
-from memeval.llm.settings import resolve
-from memeval.report.files import read_run
-from memeval.report.publish import publish
+from memeval.llm.regrade import RegradeRequest, run_regrade
 
 
 @click.command("regrade")
@@ -30,24 +20,5 @@ from memeval.report.publish import publish
 def command(run_json: str, llm: bool, judge: bool, no_cache: bool, cache_salt: str, out: str | None,
             templates: str | None, quiet: bool) -> int:
     """Grade RUN_JSON again (and re-answer or judge it) without touching an engine."""
-    record = read_run(run_json)
-    folder = out or os.path.join(os.path.dirname(os.path.abspath(run_json)), "regrade")
-    target = os.path.join(folder, "run.json")
-    if os.path.exists(target) and os.path.samefile(target, run_json):
-        raise UsageError(f"--out {folder}: would overwrite the input {run_json}; choose another folder")
-    settings = None
-    if llm or judge:
-        suite = record["suite"]
-        settings = resolve(suite["resolved"].get("llm", {}), os.environ, base_dir=os.path.dirname(suite["source"]),
-                           judge=judge, cache=not no_cache, salt=cache_salt)
-    from memeval.llm.answer import regrade, summary_lines  # imports openai (~1 s): only when run
-
-    record = regrade(record, settings, answer=llm, source=run_json)
-    if record["answerer"] and (llm or judge):
-        for line in summary_lines(record["answerer"]):
-            click.echo(line, err=True)
-    report = publish(record, folder, templates)
-    if not quiet:
-        click.echo(report)
-    click.echo(f"wrote {target}, run.md and run.html", err=True)
-    return 0
+    request = RegradeRequest(run_json, llm, judge, not no_cache, cache_salt, out, templates, quiet)
+    return run_regrade(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

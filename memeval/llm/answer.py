@@ -18,10 +18,8 @@ whether fresh or cached: ``calls`` (answers), ``prompt_tokens``, ``completion_to
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
-from memeval.errors import UsageError
 from memeval.llm.client import Batch, Reply, total
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings
@@ -52,40 +50,6 @@ def answer_record(record: dict[str, Any], settings: LlmSettings) -> dict[str, An
     if settings.judge is not None:
         record["answerer"]["judge"] = judge_record(record, settings.judge, settings.cache)
     return derive(record)
-
-
-def regrade_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Re-grade the stored extractive and model answers with the current grader (no model
-    call); returns the re-derived record."""
-    for probe in record["probes"]:
-        if probe["status"] != "scored":
-            continue
-        spec = probe_from_record(probe)
-        probe["answer_ok"] = grade_answer(spec, probe["answer"], extractive=True)
-        probe["llm_ok"] = None if probe["llm_answer"] is None else grade_answer(spec, probe["llm_answer"])
-    return derive(record)
-
-
-def regrade(record: dict[str, Any], settings: LlmSettings | None, *, answer: bool, source: str) -> dict[str, Any]:
-    """``memeval regrade``: re-answer every probe (``answer``, with ``settings``), else re-grade the
-    stored answers and, when ``settings`` carry a judge, judge them. Notes the input in
-    ``record["regrade"]``.
-
-    Raises:
-        UsageError: judging a run that has no model answers.
-    """
-    if answer and settings is not None:
-        record = answer_record(record, settings)
-    else:
-        record = regrade_record(record)
-        if settings is not None and settings.judge is not None:
-            if not record.get("answerer"):
-                raise UsageError(f"{source}: --judge grades model answers and this run has none; add --llm")
-            record["answerer"]["judge"] = judge_record(record, settings.judge, settings.cache)
-    judged = settings is not None and settings.judge is not None
-    record["regrade"] = {"from": source, "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                        "answered": answer, "judged": judged}
-    return record
 
 
 def _fill(probe: dict[str, Any], result: Reply | str | None) -> None:

@@ -1,0 +1,102 @@
+"""``memeval regrade``: grade a recorded run again from its stored packs, without an engine.
+
+Without ``llm`` or ``judge`` the stored extractive and model answers are re-graded with the
+current grader; ``llm`` has a model answer every probe again, ``judge`` has an LLM judge grade
+the model answers. run.json, run.md and run.html go to ``out`` (default ``regrade/`` beside the
+input); the input is never overwritten. The record notes its source in ``record["regrade"]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from memeval.errors import UsageError
+from memeval.llm.answer import answer_record, summary_lines
+from memeval.llm.judge import judge_record
+from memeval.llm.settings import LlmSettings, resolve
+from memeval.report.files import read_run
+from memeval.report.publish import publish
+from memeval.run.suite import derive
+from memeval.score.probe import grade_answer, probe_from_record
+
+Echo = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class RegradeRequest:
+    """What ``memeval regrade`` was asked for, as given on the command line."""
+
+    run_json: str
+    llm: bool = False
+    judge: bool = False
+    cache: bool = True
+    cache_salt: str = ""
+    out: str | None = None
+    templates: str | None = None
+    quiet: bool = False
+
+
+def run_regrade(req: RegradeRequest, echo: Echo, show: Echo) -> int:
+    """Regrade, publish and return the exit code (0). ``echo`` takes status lines, ``show`` the
+    report (unless ``quiet``).
+
+    Raises:
+        UsageError: the input is not a run.json, ``out`` would overwrite it, the ``llm:``
+            settings are unusable, or ``judge`` without model answers to judge.
+    """
+    record = read_run(req.run_json)
+    folder = req.out or os.path.join(os.path.dirname(os.path.abspath(req.run_json)), "regrade")
+    target = os.path.join(folder, "run.json")
+    if os.path.exists(target) and os.path.samefile(target, req.run_json):
+        raise UsageError(f"--out {folder}: would overwrite the input {req.run_json}; choose another folder")
+    settings = None
+    if req.llm or req.judge:
+        suite = record["suite"]
+        settings = resolve(suite["resolved"].get("llm", {}), os.environ, base_dir=os.path.dirname(suite["source"]),
+                           judge=req.judge, cache=req.cache, salt=req.cache_salt)
+    record = regrade(record, settings, answer=req.llm, source=req.run_json)
+    if settings is not None:
+        for line in summary_lines(record["answerer"]):
+            echo(line)
+    report = publish(record, folder, req.templates)
+    if not req.quiet:
+        show(report)
+    echo(f"wrote {target}, run.md and run.html")
+    return 0
+
+
+def regrade_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Re-grade the stored extractive and model answers with the current grader (no model
+    call); returns the re-derived record."""
+    for probe in record["probes"]:
+        if probe["status"] != "scored":
+            continue
+        spec = probe_from_record(probe)
+        probe["answer_ok"] = grade_answer(spec, probe["answer"], extractive=True)
+        probe["llm_ok"] = None if probe["llm_answer"] is None else grade_answer(spec, probe["llm_answer"])
+    return derive(record)
+
+
+def regrade(record: dict[str, Any], settings: LlmSettings | None, *, answer: bool, source: str) -> dict[str, Any]:
+    """Re-answer every probe (``answer``, with ``settings``), else re-grade the stored answers
+    and, when ``settings`` carry a judge, judge them. Notes the input in ``record["regrade"]``.
+
+    Raises:
+        UsageError: judging a run that has no model answers.
+    """
+    if answer and settings is not None:
+        record = answer_record(record, settings)
+    else:
+        record = regrade_record(record)
+        if settings is not None and settings.judge is not None:
+            if not record.get("answerer"):
+                raise UsageError(f"{source}: --judge grades model answers and this run has none; add --llm")
+            record["answerer"]["judge"] = judge_record(record, settings.judge, settings.cache)
+    judged = settings is not None and settings.judge is not None
+    record["regrade"] = {"from": source, "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         "answered": answer, "judged": judged}
+    return record
