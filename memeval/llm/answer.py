@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memeval.llm.client import Batch, Reply, total
+from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings
 from memeval.run.suite import derive
@@ -72,11 +72,7 @@ def _summary(batch: Batch, probes: list[dict[str, Any]], results: list[Reply | s
     return {
         **batch.summary(),
         "probes": len(probes), "answered": len(replies), "failed": failed, "not_answered": not_answered,
-        "calls": len(replies),
-        "prompt_tokens": total([r.prompt_tokens for r in replies]),
-        "completion_tokens": total([r.completion_tokens for r in replies]),
-        "tokens": total([r.total_tokens for r in replies]),
-        "cost_usd": total([r.cost_usd for r in replies]),
+        "calls": len(replies), **spent(replies),
         "stopped": stopped,
         "judge": None,
     }

@@ -68,7 +68,18 @@ class Reply:
         return cls(entry["text"], entry.get("prompt_tokens"), entry.get("completion_tokens"), entry.get("cost_usd"), True)
 
 
-def total(values: Sequence[float | int | None], empty: float | None = None) -> float | int | None:
+def spent(replies: Sequence[Reply], *, none_cost_nothing: bool = False) -> dict[str, Any]:
+    """``prompt_tokens``, ``completion_tokens``, ``tokens`` and ``cost_usd`` summed over
+    ``replies``, each null when any reply's is unknown. No replies sum to null (nothing was
+    measured), or to 0 with ``none_cost_nothing`` (the calls this run did not make)."""
+    tokens, usd = (0, 0.0) if none_cost_nothing else (None, None)
+    return {"prompt_tokens": _total([r.prompt_tokens for r in replies], tokens),
+            "completion_tokens": _total([r.completion_tokens for r in replies], tokens),
+            "tokens": _total([r.total_tokens for r in replies], tokens),
+            "cost_usd": _total([r.cost_usd for r in replies], usd)}
+
+
+def _total(values: Sequence[float | int | None], empty: float | None) -> float | int | None:
     """The sum, or None when any value is unknown; ``empty`` for no values."""
     if not values:
         return empty
@@ -236,16 +247,12 @@ class Batch:
 
     def summary(self) -> dict[str, Any]:
         """What run.json records: the settings, the cache, and what this run's calls incurred."""
-        fresh = self.fresh
         return {
             **self.settings.to_json(),
             "cache": {"enabled": self._cache is not None, "salt": self._salt or None, "hits": self.hits,
                       "misses": self.misses},
-            "incurred": {"calls": len(fresh), "requests": self.client.requests, "retries": self.client.retries,
-                         "prompt_tokens": total([r.prompt_tokens for r in fresh], 0),
-                         "completion_tokens": total([r.completion_tokens for r in fresh], 0),
-                         "tokens": total([r.total_tokens for r in fresh], 0),
-                         "cost_usd": total([r.cost_usd for r in fresh], 0.0)},
+            "incurred": {"calls": len(self.fresh), "requests": self.client.requests, "retries": self.client.retries,
+                         **spent(self.fresh, none_cost_nothing=True)},
         }
 
     def close(self) -> None:

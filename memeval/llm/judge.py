@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memeval.llm.client import Batch, Reply, total
+from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.settings import CacheSettings, ModelSettings
 from memeval.score.probe import grade_answer, probe_from_record
 
@@ -49,10 +49,10 @@ def judge_record(record: dict[str, Any], settings: ModelSettings, cache: CacheSe
         probe["llm_judge_ok"] = verdict(result)
     pairs = [(p["llm_judge_ok"], p["llm_ok"]) for p in answered if p["llm_judge_ok"] is not None and p["llm_ok"] is not None]
     replies = [r for r in checks + results if isinstance(r, Reply)]
+    totals = spent(replies)
     return {
         **batch.summary(),
-        "calls": len(replies), "tokens": total([r.total_tokens for r in replies]),
-        "cost_usd": total([r.cost_usd for r in replies]),
+        "calls": len(replies), "tokens": totals["tokens"], "cost_usd": totals["cost_usd"],
         "accepted": {"k": sum(1 for p in answered if p["llm_judge_ok"]),
                      "n": sum(1 for p in answered if p["llm_judge_ok"] is not None)},
         "agreement": {"agree": sum(1 for j, g in pairs if j == g), "n": len(pairs)},
