@@ -106,12 +106,7 @@ class CortexEngine:
     def info(self) -> EngineInfo:
         """Adapter and server identity; asks ``v1/admin/version`` once (404: no server version)."""
         if self._info is None:
-            try:
-                body = self._call("GET", "v1/admin/version")
-            except HttpStatusError as err:
-                if err.status != 404:
-                    raise
-                body = {}
+            body = self._call_unless(404, "GET", "v1/admin/version") or {}
             flags = layout.obj(body.get("flags"))
             self._info = EngineInfo(
                 self.name, __version__, self.capabilities, str(body["version"]) if body.get("version") else None,
@@ -235,6 +230,15 @@ class CortexEngine:
             raise EngineError(f"{self.name} {method} {route}: the answer is not a JSON object")
         return body or {}
 
+    def _call_unless(self, status: int, method: str, route: str, **kwargs: Any) -> dict[str, Any] | None:
+        """:meth:`_call`, or None when the server answers ``status`` (what was asked for is not there)."""
+        try:
+            return self._call(method, route, **kwargs)
+        except HttpStatusError as err:
+            if err.status != status:
+                raise
+            return None
+
     def _headers(self, route: str) -> dict[str, str]:
         """The actor header, learned once from ``v1/auth/whoami`` (404/405: never sent)."""
         with self._actor_lock:
@@ -254,22 +258,14 @@ class CortexEngine:
 
     def _listed_scopes(self, tenant: str) -> Sequence[str]:
         root = layout.tenant_root(tenant)
-        try:
-            body = self._call("GET", "v1/scopes/list", params={"prefix": root + "/", "limit": 1000})
-        except HttpStatusError as err:
-            if err.status == 404:
-                return []
-            raise
+        body = self._call_unless(404, "GET", "v1/scopes/list", params={"prefix": root + "/", "limit": 1000})
         return [str(r.get("path")) for r in layout.records(body) if r.get("path")]
 
     def _erase_scope(self, scope: str) -> None:
         body = {"scope": scope, "confirm_all": True, "audit_note": AUDIT_NOTE}
-        try:
-            receipt = self._call("POST", "v1/erasures", json=body)
-        except HttpStatusError as err:
-            if err.status == 404:
-                return
-            raise
+        receipt = self._call_unless(404, "POST", "v1/erasures", json=body)
+        if receipt is None:
+            return
         deadline = time.monotonic() + ERASURE_TIMEOUT_S
         while receipt.get("status") == "running" and time.monotonic() < deadline:
             time.sleep(ERASURE_POLL_S)
@@ -335,20 +331,9 @@ class CortexEngine:
             found.setdefault(item.id, (item, key))
         return list(found.values())
 
-    def _pack(self, scope: str, query: str, include: Sequence[str], limits: dict[str, int]) -> dict[str, Any]:
-        tokens = min(max(1, sum(limits.values())) * MAX_EVENT_TOKENS, MAX_PACK_TOKENS)
-        layers = {layer: limits.get(layer, 0) for layer in ("events", "facts", "beliefs", "episodes", "understanding")}
-        body = {"scope": scope, "query": query, "view": "granular", "include": list(include),
-                "budgets": {"max_tokens": tokens, "per_layer_limits": layers}}
-        return self._call("POST", self.routes["recall"], json=body)
-
     def _pack_items(self, scope: str, tenant: str, query: str, limit: int) -> Ranked:
-        try:
-            pack = self._pack(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
-        except HttpStatusError as err:
-            if err.status == 404:
-                return []
-            raise
+        body = _pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
+        pack = self._call_unless(404, "POST", self.routes["recall"], json=body) or {}
         events = layout.records(pack.get("layers"), "events")
         pairs = ((layout.item_of(e, tenant), layout.newest_key(e)) for e in events)
         return [(item, key) for item, key in pairs if item is not None]
@@ -358,7 +343,8 @@ class CortexEngine:
         limits = {"events": 2 * limit, "facts": share, "beliefs": share, "episodes": share, "understanding": share}
         gone = None
         for _ in range(ANSWER_ROUNDS):
-            pack_id = self._pack(scope, question, list(limits), limits).get("pack_id")
+            pack = self._call("POST", self.routes["recall"], json=_pack_request(scope, question, list(limits), limits))
+            pack_id = pack.get("pack_id")
             body = {"scope": scope, "question": question, "use_pack_id": pack_id, "cite_sources": True,
                     "include_context": True}
             try:
@@ -374,12 +360,8 @@ class CortexEngine:
         params = {"scope": scope, "limit": DERIVED_LIMIT}
         facts = layout.records(self._call("GET", "v1/facts", params=params), "facts")
         beliefs = layout.records(self._call("GET", "v1/beliefs", params=params), "beliefs")
-        try:
-            conflicts = layout.records(self._call("GET", "v1/conflicts", params=params), "conflicts")
-        except HttpStatusError as err:
-            if err.status != 503:
-                raise
-            conflicts = []
+        # 503: the server raises no conflicts (bitemporal mode off)
+        conflicts = layout.records(self._call_unless(503, "GET", "v1/conflicts", params=params), "conflicts")
         return layout.derived_of(facts, beliefs, conflicts)
 
     def _locate(self, tenant: str, ids: tuple[str, ...]) -> EventsByScope:
@@ -400,6 +382,14 @@ class CortexEngine:
         for scope, event_id in known.values():
             by_scope.setdefault(scope, []).append(event_id)
         return by_scope
+
+
+def _pack_request(scope: str, query: str, include: Sequence[str], limits: dict[str, int]) -> dict[str, Any]:
+    """A granular recall body over ``include`` with per-layer ``limits`` and a token budget to match."""
+    tokens = min(max(1, sum(limits.values())) * MAX_EVENT_TOKENS, MAX_PACK_TOKENS)
+    layers = {layer: limits.get(layer, 0) for layer in ("events", "facts", "beliefs", "episodes", "understanding")}
+    return {"scope": scope, "query": query, "view": "granular", "include": list(include),
+            "budgets": {"max_tokens": tokens, "per_layer_limits": layers}}
 
 
 def _offset(cursor: str | None) -> int:

@@ -123,23 +123,13 @@ class TinyHumansEngine(CortexEngine):
             pause = min(pause * 2, LOOKUP_MAX_S)
 
     def _listed_scopes(self, tenant: str) -> Sequence[str]:
-        try:
-            body = self._call("GET", "memory/scopes", params={"prefix": layout.tenant_root(tenant), "limit": 1000})
-        except HttpStatusError as err:
-            if err.status == 404:
-                return []
-            raise
-        scopes = body.get("scopes")
+        params = {"prefix": layout.tenant_root(tenant), "limit": 1000}
+        scopes = (self._call_unless(404, "GET", "memory/scopes", params=params) or {}).get("scopes")
         return [str(s.get("path") if isinstance(s, dict) else s) for s in scopes] if isinstance(scopes, list) else []
 
     def _erase_scope(self, scope: str) -> None:
-        try:
-            receipt = self._call("POST", "memory/v1/erasures", json={"scope": scope, "audit_note": AUDIT_NOTE})
-        except HttpStatusError as err:
-            if err.status == 404:
-                return
-            raise
-        if receipt.get("erased") is not True:
+        receipt = self._call_unless(404, "POST", "memory/v1/erasures", json={"scope": scope, "audit_note": AUDIT_NOTE})
+        if receipt is not None and receipt.get("erased") is not True:
             raise EngineError(f"{self.name} erasure of {scope}: not erased ({receipt!r:.120})")
 
     def _forget_chunk(self, scope: str, event_ids: Sequence[str]) -> int:
