@@ -43,8 +43,11 @@ def fmt_cell(cell: Record, baseline: float | None, unit: str) -> str:
     return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''})"
 
 
-def build_view(comparison: Record) -> Record:
-    """Everything compare.md.j2 shows, formatted."""
+def build_view(comparison: Record | None) -> Record:
+    """Everything compare.md.j2 shows, formatted; for None (a sweep where no cell completed) a
+    view with ``c`` null and nothing to show."""
+    if comparison is None:
+        return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
     names = [p["name"] for p in comparison["profiles"]]
     shown = [k for k in comparison["kpis"] if any(c["value"] is not None for c in k["cells"])]
     groups: dict[str, list[Record]] = {}
@@ -74,7 +77,8 @@ def _moved_line(m: Record, unit: str) -> str:
             f"({fmt_delta(m['delta'], m['baseline'], unit)}{', ' + p if p else ''})")
 
 
-def render_comparison(comparison: Record, template: str = "compare.md.j2", templates: str | None = None,
+def render_comparison(comparison: Record | None, template: str = "compare.md.j2", templates: str | None = None,
                       **extra: Any) -> str:
-    """Render a comparison with ``template``; ``extra`` values are passed to the template too."""
+    """Render a comparison (see :func:`build_view` for None) with ``template``; ``extra`` values
+    are passed to the template too."""
     return environment(templates).get_template(template).render(**build_view(comparison), **extra)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from memeval.compare import compare_records
-from memeval.compare.view import build_view
+from memeval.compare import compare_records, render_comparison
 from memeval.report.files import read_run, write_json, write_text
-from memeval.report.render import environment
 from memeval.report.view import DASH
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult
@@ -31,11 +29,9 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> 
 
 def write_summary(folder: str, summary: Record, templates: str | None = None) -> str:
     """Write summary.json and summary.md into ``folder``; return the Markdown."""
-    comparison = summary["comparison"]
-    view = build_view(comparison) if comparison else {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
     cells = [{**c, "reason": (c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH}
              for c in summary["cells"]]
-    text = environment(templates).get_template("summary.md.j2").render(**view, sweep=summary, cells=cells)
+    text = render_comparison(summary["comparison"], "summary.md.j2", templates, sweep=summary, cells=cells)
     write_json(os.path.join(folder, "summary.json"), summary)
     write_text(os.path.join(folder, "summary.md"), text)
     return text
