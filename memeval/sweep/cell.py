@@ -71,9 +71,9 @@ def _shown(key: str, value: str | None) -> str:
     return "'***'" if value and is_secret(key) else repr(value)
 
 
-def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, timeout_s: float,
-             progress: Progress) -> CellResult:
-    """Run one cell (see the module docstring); never raises."""
+def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, progress: Progress) -> CellResult:
+    """Run one cell (see the module docstring), its run given ``matrix.cell_timeout_s``; never
+    raises."""
     started = time.monotonic()
     if control.stopping.is_set():
         return CellResult(cell, "interrupted", "the sweep was interrupted before this cell started")
@@ -82,7 +82,7 @@ def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, time
         return CellResult(cell, "failed", f"no free port in {matrix.ports[0]}-{matrix.ports[1]}")
     try:
         progress(f"cell {cell.label}: starting the server on port {port}")
-        result = _serve_and_run(matrix, cell, port, control, timeout_s)
+        result = _serve_and_run(matrix, cell, port, control)
     except Exception as err:  # one cell's bug must not stop the sweep; it is reported as its reason
         result = CellResult(cell, "failed", f"{type(err).__name__}: {err}")
     finally:
@@ -93,7 +93,7 @@ def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, time
     return result
 
 
-def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control, timeout_s: float) -> CellResult:
+def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control) -> CellResult:
     url_env = adapter_url_env(matrix.engine.adapter)
     if not url_env:
         return CellResult(cell, "failed", f"adapter {matrix.engine.adapter} declares no URL_ENV to reach a started server")
@@ -101,7 +101,7 @@ def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control, time
     env = matrix.intended_env(cell.profile)
     try:
         with start_engine_server(with_port(matrix.engine, port), env, os.path.join(cell.folder, "server.log")) as url:
-            code = _run(matrix, cell, {**os.environ, url_env: url}, control, timeout_s)
+            code = _run(matrix, cell, {**os.environ, url_env: url}, control)
     except MemevalError as err:
         return CellResult(cell, "failed", f"server: {err}")
     if code is None:
@@ -109,7 +109,7 @@ def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control, time
     return _check(matrix, cell, code)
 
 
-def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control, timeout_s: float) -> int | str | None:
+def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control) -> int | str | None:
     """The run process's exit code, ``"timeout"``, or None when the sweep is stopping."""
     argv = RUN + [matrix.suite, "--engine", os.path.abspath(matrix.engine.file or matrix.engine.name), "--out",
                   cell.folder, "--label", cell.label, "--quiet", *matrix.run_args.argv()]
@@ -119,7 +119,7 @@ def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control, time
             return None
         code: int | str
         try:
-            code = process.wait(timeout_s)
+            code = process.wait(matrix.cell_timeout_s)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -106,7 +106,7 @@ def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control
     interrupted = False
     try:
         for cell in cells:
-            futures[executor.submit(run_cell, matrix, cell, ports, control, matrix.cell_timeout_s, progress)] = cell
+            futures[executor.submit(run_cell, matrix, cell, ports, control, progress)] = cell
         for future in as_completed(futures):
             done[futures[future]] = future.result()
     except KeyboardInterrupt:

@@ -92,7 +92,7 @@ def test_drift_guard_fails_a_cell_whose_server_runs_an_undeclared_flag(tmp_path,
     matrix = load_matrix(write_matrix(tmp_path, "matrix: drift\n" + FAST + "profiles: [{name: baseline}]\n"))
     monkeypatch.setenv("CORTEX_LEAKED_FLAG", "1")
     cell = Cell(matrix.profiles[0], 1, str(tmp_path / "baseline-r1"))
-    result = run_cell(matrix, cell, PortPool(41650, 41660), Control(), 60, lambda _: None)
+    result = run_cell(matrix, cell, PortPool(41650, 41660), Control(), lambda _: None)
     assert result.status == "failed"
     assert result.drift == ["CORTEX_LEAKED_FLAG='1' on the server but not in the profile (inherited from the environment?)"]
     record = json.loads((tmp_path / "baseline-r1" / "run.json").read_text())
