@@ -11,8 +11,9 @@ from memeval.errors import SettleTimeout
 DRAIN_QUIET_POLLS = 4
 
 
-def visible(engine: Engine, tenant: str, wanted: set[str]) -> int:
-    """How many of ``wanted`` ids are listed in ``tenant`` now (pages through the listing)."""
+def listed(engine: Engine, tenant: str, wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` ids are listed in ``tenant`` now (pages through the listing, stopping
+    once all are found)."""
     seen: set[str] = set()
     cursor = None
     for _ in range(10_000):
@@ -21,27 +22,29 @@ def visible(engine: Engine, tenant: str, wanted: set[str]) -> int:
         cursor = page.cursor
         if cursor is None or len(seen) == len(wanted):
             break
-    return len(seen)
+    return seen
 
 
 def settle(engine: Engine, written: dict[str, set[str]], timeout_s: float, poll_s: float,
            sleep: Callable[[float], None] = time.sleep) -> None:
-    """Wait until every written id is listed in its tenant.
+    """Wait until every written id is listed in its tenant; each poll looks only for the ids not
+    seen yet.
 
     Raises:
         SettleTimeout: "only N of M writes visible after T s" when time runs out.
     """
     deadline = time.monotonic() + timeout_s
-    pending = {t: set(ids) for t, ids in written.items() if ids}
-    total = sum(len(ids) for ids in pending.values())
+    missing = {t: set(ids) for t, ids in written.items() if ids}
+    total = sum(len(ids) for ids in missing.values())
     while True:
-        for tenant in list(pending):
-            if visible(engine, tenant, pending[tenant]) == len(pending[tenant]):
-                del pending[tenant]
-        if not pending:
+        for tenant in list(missing):
+            missing[tenant] -= listed(engine, tenant, missing[tenant])
+            if not missing[tenant]:
+                del missing[tenant]
+        if not missing:
             return
         if time.monotonic() >= deadline:
-            shown = total - sum(len(ids) - visible(engine, t, ids) for t, ids in pending.items())
+            shown = total - sum(len(ids) for ids in missing.values())
             raise SettleTimeout(f"only {shown} of {total} writes visible after {timeout_s:g} s")
         sleep(poll_s)
 
