@@ -1,14 +1,29 @@
-"""Shared test setup: keep tests hermetic (no writes to the real home folder)."""
+"""Shared test setup: keep tests hermetic (no writes to the real home folder); where the
+repository, fixtures and goldens are; memeval's CLI in-process (:func:`cli`) and as a process
+(:data:`MEMEVAL`)."""
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Sequence
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 GOLDEN = os.path.join(ROOT, "tests", "golden")
+# ``memeval`` as a process: append the command and its arguments.
+MEMEVAL = [sys.executable, "-c", "import sys; from memeval.cli import main; main(sys.argv[1:])"]
+
+
+def cli(args: Sequence[str]) -> int | str | None:
+    """Run ``memeval <args>`` in this process; the code it exits with (output goes to capsys)."""
+    from memeval.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(list(args))
+    return done.value.code
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

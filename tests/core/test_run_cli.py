@@ -7,25 +7,18 @@ import os
 import jsonschema
 import pytest
 
-from memeval.cli import main
 from memeval.engines.reference import create
 from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
 from memeval.spec.load import load_suite
 from memeval.spec.validate import schema
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, cli
 
 MINI = os.path.join(FIXTURES, "mini.yaml")
 
 
-def _cli(args):
-    with pytest.raises(SystemExit) as exit_:
-        main(args)
-    return exit_.value.code
-
-
 def test_run_writes_a_schema_valid_record_and_report(tmp_path, capsys):
-    assert _cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
+    assert cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
     record = json.loads((tmp_path / "run.json").read_text())
     jsonschema.Draft202012Validator(schema("run")).validate(record)
     assert record["format_version"] == 1 and len(record["suite"]["sha256"]) == 64
@@ -37,10 +30,10 @@ def test_run_writes_a_schema_valid_record_and_report(tmp_path, capsys):
 
 
 def test_bad_usage_exits_2_with_a_clear_line(tmp_path, capsys):
-    assert _cli(["run", MINI, "--only", "ofice", "--out", str(tmp_path)]) == 2
+    assert cli(["run", MINI, "--only", "ofice", "--out", str(tmp_path)]) == 2
     assert "did you mean 'office'" in capsys.readouterr().err
-    assert _cli(["run", MINI, "--label", "../escape"]) == 2
-    assert _cli(["run", MINI, "--engine", "nosuch"]) == 2
+    assert cli(["run", MINI, "--label", "../escape"]) == 2
+    assert cli(["run", MINI, "--engine", "nosuch"]) == 2
 
 
 def test_forget_all_leaves_every_tenant_empty():
@@ -88,6 +81,6 @@ def test_html_report_escapes_untrusted_pack_text(tmp_path):
 
 
 def _run_record(tmp_path):
-    assert _cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
+    assert cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
     assert (tmp_path / "run.html").exists()
     return (tmp_path / "run.json").read_text()

@@ -9,7 +9,6 @@ import os
 import socket
 import socketserver
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 
 from memeval.engines.cortex_layout import APP, ITEM_LABEL
-from tests.conftest import ROOT
+from tests.conftest import MEMEVAL, ROOT
 
 HERE = Path(__file__).resolve().parent
 THREE = str(HERE / "fixtures" / "three.yaml")
@@ -28,7 +27,6 @@ CORTEX = os.path.join(ROOT, "engines", "cortex.yaml")
 FAKE_DEF = os.path.join(ROOT, "engines", "fake-cortex.yaml")  # memeval starts and stops the fake itself
 KEY = "sk-rel-fake-cortex-key"
 FAST = ["--index-delay", "0.05", "--enrich-delay", "0.005"]
-MEMEVAL = [sys.executable, "-c", "import sys; from memeval.cli import main; main(sys.argv[1:])"]
 
 
 # -- the fake CortexDB -------------------------------------------------------------------------

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from memeval.cli import main
 from memeval.errors import SpecError
 from memeval.spec.load import load_suite
 from memeval.spec.specfile import load_any
+from tests import conftest
+from tests.conftest import MEMEVAL, cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(conftest.ROOT)
 BROKEN = ROOT / "tests" / "spec" / "broken"
 CASES = sorted(BROKEN.glob("*.yaml"))
 
@@ -106,10 +106,9 @@ def test_several_errors_come_back_at_once_in_file_order() -> None:
 
 
 def run_validate(capsys: pytest.CaptureFixture[str], *files: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as code:
-        main(["validate", *files])
+    code = cli(["validate", *files])
     out, err = capsys.readouterr()
-    return code.value.code, out, err
+    return code, out, err
 
 
 def test_validate_prints_every_issue_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,7 +137,7 @@ def test_console_entry_point_exits_2_without_a_traceback() -> None:
     """The real process: the exit code and stderr a user sees."""
     case = "tests/spec/broken/duplicate-yaml-key.yaml"
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from memeval.cli import main; main(sys.argv[1:])", "validate", case],
+        [*MEMEVAL, "validate", case],
         cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
     assert proc.returncode == 2

@@ -20,7 +20,6 @@ import os
 import random
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -31,9 +30,9 @@ from hypothesis import strategies as st
 from memeval.errors import SpecError
 from memeval.spec.load import load_suite
 from memeval.spec.yamlload import MAX_BYTES, MAX_DEPTH, YamlProblem, read_yaml
+from tests.conftest import FIXTURES, MEMEVAL
 
-ROOT = Path(__file__).resolve().parents[2]
-MINI = (ROOT / "tests" / "fixtures" / "mini.yaml").read_text("utf-8")
+MINI = (Path(FIXTURES) / "mini.yaml").read_text("utf-8")
 MINI_LINES = MINI.splitlines(keepends=True)
 # YAML counts these as line breaks, so marks may, too.
 _BREAKS = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
@@ -154,7 +153,7 @@ def test_validate_on_random_inputs_exits_2_without_a_traceback(tmp_path: Path) -
     for name, raw in inputs.items():
         (tmp_path / name).write_bytes(raw)
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from memeval.cli import main; main(sys.argv[1:])", "validate", *inputs],
+        [*MEMEVAL, "validate", *inputs],
         cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
     assert proc.returncode == 2, proc.stderr

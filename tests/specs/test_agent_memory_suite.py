@@ -17,12 +17,11 @@ from collections import Counter
 
 import pytest
 
-from memeval.cli import main
 from memeval.score.match import contains
 from memeval.spec.load import load_suite
 from memeval.spec.model import Scenario, Suite
+from tests.conftest import ROOT, cli
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUITE = os.path.join(ROOT, "specs", "agent-memory.yaml")
 SCENARIO_FILES = sorted(glob.glob(os.path.join(ROOT, "specs", "scenarios", "*.yaml")))
 ENGINES = {name: os.path.join(ROOT, "engines", f"{name}.yaml") for name in ("reference", "reference-bm25")}
@@ -35,12 +34,6 @@ PURPOSES = {"brain_lookup", "restart_recall", "contradictions", "tool_heavy", "t
 @pytest.fixture(scope="module")
 def suite() -> Suite:
     return load_suite(SUITE)
-
-
-def _cli(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    return int(done.value.code or 0)
 
 
 def _written(scenario: Scenario, tenant: str | None = None, skip: frozenset[str] = frozenset()) -> list[str]:
@@ -66,12 +59,12 @@ def _probes(suite: Suite):
 
 
 def test_suite_validates_and_plans():
-    assert _cli(["validate", SUITE]) == 0
-    assert _cli(["plan", SUITE]) == 0
+    assert cli(["validate", SUITE]) == 0
+    assert cli(["plan", SUITE]) == 0
 
 
 def test_engine_definitions_validate():
-    assert _cli(["validate", *ENGINES.values()]) == 0
+    assert cli(["validate", *ENGINES.values()]) == 0
 
 
 def test_scenarios_cover_every_purpose(suite: Suite):
@@ -216,7 +209,7 @@ def test_numbers_match_as_people_write_them(suite: Suite):
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_runs_on_the_reference_engine(engine: str, tmp_path):
     out = tmp_path / engine
-    assert _cli(["run", SUITE, "--engine", ENGINES[engine], "--out", str(out), "--quiet"]) == 0
+    assert cli(["run", SUITE, "--engine", ENGINES[engine], "--out", str(out), "--quiet"]) == 0
     record = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert PURPOSES <= {s["id"] for s in record["scenarios"]}
     assert all(s["status"] == "ok" for s in record["scenarios"])
