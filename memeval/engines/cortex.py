@@ -15,7 +15,8 @@ Behaviour worth knowing:
 - recall reads every selected leaf scope (``granular``, events only, concurrently, at most
   ``concurrency`` at a time), scores the i-th hit of a scope ``1/(1+i)`` and merges;
 - which scopes a tenant has: the ones this process wrote, plus ``v1/scopes/list`` under the
-  tenant root (read once per tenant; again before an erasure);
+  tenant root (read once per tenant; again before an erasure), remembered in a
+  :class:`~memeval.engines.cortex_tenants.TenantBook` with the write receipts;
 - ``forget`` finds event ids from its own write receipts, else by ``tm:i:`` label, and forgets
   them with ``cascade: redact_events`` (events and everything derived from them);
 - the flags ``v1/admin/version`` reports go into ``EngineInfo.flags`` (run.json) with the value
@@ -38,6 +39,7 @@ from memeval import __version__
 from memeval.engines import cortex_layout as layout
 from memeval.engines.base import (BuildReceipt, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, Usage,
                                   WriteReceipt)
+from memeval.engines.cortex_tenants import TenantBook
 from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
                                          masked)
 from memeval.errors import EngineError
@@ -92,10 +94,7 @@ class CortexEngine:
         self._key = key
         self.http = HttpClient(self.name, settings, key, self.key_env, decode)
         self._pool = ThreadPoolExecutor(max(1, settings.concurrency), thread_name_prefix=f"memeval-{self.name}")
-        self._lock = threading.Lock()
-        self._written: dict[str, set[str]] = {}
-        self._listed: dict[str, set[str]] = {}
-        self._events: dict[tuple[str, str], tuple[str, str]] = {}
+        self._book = TenantBook()
         self._actor: Any = _UNKNOWN
         self._actor_lock = threading.Lock()
         self._info: EngineInfo | None = None
@@ -121,9 +120,7 @@ class CortexEngine:
         event_id = receipt.get("event_id")
         if not event_id:
             raise EngineError(f"{self.name} POST {self.routes['experience']}: the receipt has no event_id")
-        with self._lock:
-            self._written.setdefault(item.tenant, set()).add(scope)
-            self._events[(item.tenant, item.id)] = (scope, str(event_id))
+        self._book.wrote(item.tenant, item.id, scope, str(event_id))
         return WriteReceipt(item.id, replayed=bool(receipt.get("replayed_from_idempotency")))
 
     def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
@@ -155,20 +152,14 @@ class CortexEngine:
         for scope, events in self._locate(tenant, ids).items():
             for start in range(0, len(events), IDS_PER_FORGET):
                 removed += self._forget_chunk(scope, events[start:start + IDS_PER_FORGET])
-        with self._lock:
-            for item_id in ids:
-                self._events.pop((tenant, item_id), None)
+        self._book.forgot(tenant, ids)
         return removed
 
     def erase(self, tenant: str) -> None:
         """Erase every leaf scope of the tenant, deepest first. Raises EngineError."""
         for scope in sorted(self._scopes(tenant, fresh=True), key=layout.depth, reverse=True):
             self._erase_scope(scope)
-        with self._lock:
-            self._written.pop(tenant, None)
-            self._listed.pop(tenant, None)
-            for key in [k for k in self._events if k[0] == tenant]:
-                del self._events[key]
+        self._book.erased(tenant)
 
     def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> str:
         """The server's grounded answers over the nodes' scopes, one line per scope that answered."""
@@ -284,16 +275,13 @@ class CortexEngine:
     # -- shared machinery ----------------------------------------------------------------
 
     def _scopes(self, tenant: str, fresh: bool = False) -> Sequence[str]:
-        """The tenant's leaf scopes: written by this process, plus the server's listing."""
-        with self._lock:
-            listed = None if fresh else self._listed.get(tenant)
-        if listed is None:
-            root = layout.tenant_root(tenant) + "/"
-            listed = {s for s in map(layout.relative_scope, self._listed_scopes(tenant)) if s.startswith(root)}
-            with self._lock:
-                self._listed[tenant] = listed
-        with self._lock:
-            return sorted(listed | self._written.get(tenant, set()))
+        """The tenant's leaf scopes: written by this process, plus the server's listing (see TenantBook)."""
+        root = layout.tenant_root(tenant) + "/"
+
+        def listing() -> Iterable[str]:
+            return (s for s in map(layout.relative_scope, self._listed_scopes(tenant)) if s.startswith(root))
+
+        return self._book.scopes(tenant, listing, fresh)
 
     def _each(self, values: Iterable[T], fn: Callable[[T], R]) -> Sequence[R]:
         """``fn`` over ``values``, at most ``concurrency`` at a time; results in order.
@@ -367,8 +355,7 @@ class CortexEngine:
     def _locate(self, tenant: str, ids: tuple[str, ...]) -> EventsByScope:
         """Event ids by scope for item ids: from write receipts, else by ``tm:i:`` label."""
         by_scope: EventsByScope = {}
-        with self._lock:
-            known = {i: self._events[(tenant, i)] for i in ids if (tenant, i) in self._events}
+        known = self._book.located(tenant, ids)
         missing = [i for i in dict.fromkeys(ids) if i not in known]
         scopes = self._scopes(tenant) if missing else []
         for start in range(0, len(missing), LABELS_PER_LOOKUP):
