@@ -19,8 +19,9 @@ _UNKNOWN = re.compile(r"\b(unknown|don't know|do not know|not in (?:my )?memory|
 
 
 def says_unknown(answer: str | None) -> bool:
-    """Whether an answer abstains ("unknown", "I don't know", "not in memory", …)."""
-    return answer is None or bool(_UNKNOWN.search(answer))
+    """Whether an answer abstains ("unknown", "I don't know", "not in memory", …). No answer at
+    all is not an abstention: it is not graded."""
+    return answer is not None and bool(_UNKNOWN.search(answer))
 
 
 def base_record(scenario: str, probe: Probe, phase: str) -> dict[str, Any]:
