@@ -8,7 +8,8 @@ the run process gets the server's URL through the adapter's ``URL_ENV`` so it st
 Drift guard: the flags the server reported (run.json ``flags``, within the matrix's
 ``flag_prefix``) must equal the profile's intended flags; any difference fails the cell. A server
 that reports no flags cannot be checked: run.json then holds the intended flags and
-``sweep.flags_checked`` is false. run.json also gets the ``profile`` and a ``sweep`` record.
+``sweep.flags_checked`` is false. run.json also gets the ``profile`` and a ``sweep`` record, and
+run.md and run.html are rendered again from it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from collections.abc import Callable
 
 from memeval.engines.server import adapter_url_env, start_engine_server
 from memeval.errors import MemevalError
-from memeval.report.files import read_run, write_json, write_text
-from memeval.report.render import render
+from memeval.report.files import read_run
+from memeval.report.publish import publish
 from memeval.spec.matrix import Matrix, is_secret
 from memeval.sweep.cells import Cell
 from memeval.sweep.control import Control
@@ -130,7 +131,8 @@ def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control) -> i
 
 
 def _check(matrix: Matrix, cell: Cell, code: int | str) -> CellResult:
-    """Read the run back, apply the drift guard, and record the profile in run.json and run.md."""
+    """Read the run back, apply the drift guard, and record the profile in run.json, run.md and
+    run.html."""
     path = os.path.join(cell.folder, "run.json")
     if code == "timeout":
         return CellResult(cell, "failed", f"the run took longer than {matrix.cell_timeout_s:g} s")
@@ -143,8 +145,7 @@ def _check(matrix: Matrix, cell: Cell, code: int | str) -> CellResult:
     record.update(profile=cell.profile.name, flags=reported or intended)
     record["sweep"] = {"matrix": matrix.name, "profile": cell.profile.name, "repeat": cell.repeat,
                        "intended_flags": intended, "flags_checked": bool(reported), "drift": found}
-    write_json(path, record)
-    write_text(os.path.join(cell.folder, "run.md"), render(record, "run.md.j2"))
+    publish(record, cell.folder)
     if found:
         return CellResult(cell, "failed", f"flag drift: {'; '.join(found)}", drift=found)
     if code != 0:

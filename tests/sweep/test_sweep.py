@@ -85,6 +85,7 @@ def test_sweep_end_to_end(tmp_path):
     assert record["profile"] == "salience-high" and record["label"] == "salience-high-r1"
     assert record["flags"] == {"CORTEX_ENTITY_GRAPH": "1", "CORTEX_SALIENCE_WEIGHT": "0.3"}
     assert record["sweep"]["flags_checked"] and record["sweep"]["drift"] == []
+    assert "profile <code>salience-high</code>" in (out / "salience-high-r1" / "run.html").read_text()
     assert_gone(server_pids(str(out)))
 
 
