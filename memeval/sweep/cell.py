@@ -18,7 +18,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from collections.abc import Callable
 
@@ -88,7 +88,7 @@ def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, prog
         result = CellResult(cell, "failed", f"{type(err).__name__}: {err}")
     finally:
         ports.release(port)
-    result = CellResult(cell, result.status, result.reason, port, time.monotonic() - started, result.drift)
+    result = replace(result, port=port, seconds=time.monotonic() - started)
     progress(f"cell {cell.label}: {result.status}" + (f": {result.reason}" if result.reason else "") +
              f" ({result.seconds:.1f} s)")
     return result

@@ -17,18 +17,15 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from memeval.errors import Interrupted
 from memeval.spec.matrix import Matrix
-from memeval.sweep.cell import CellResult, run_cell
+from memeval.sweep.cell import CellResult, Progress, run_cell
 from memeval.sweep.cells import Cell, plan_cells
 from memeval.sweep.control import Control
 from memeval.sweep.ports import PortPool
 from memeval.sweep.summary import summarise, write_summary
-
-Progress = Callable[[str], None]
-
 
 @dataclass(frozen=True)
 class SweepOptions:
