@@ -8,6 +8,7 @@ import jsonschema
 import pytest
 
 from memeval.engines.reference import create
+from memeval.report.files import read_run
 from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
 from memeval.spec.load import load_suite
@@ -19,7 +20,7 @@ MINI = os.path.join(FIXTURES, "mini.yaml")
 
 def test_run_writes_a_schema_valid_record_and_report(tmp_path, capsys):
     assert cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
-    record = json.loads((tmp_path / "run.json").read_text())
+    record = read_run(str(tmp_path / "run.json"))
     jsonschema.Draft202012Validator(schema("run")).validate(record)
     assert record["format_version"] == 1 and len(record["suite"]["sha256"]) == 64
     assert {p["status"] for p in record["probes"]} == {"scored"}

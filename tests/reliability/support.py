@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from memeval.engines.cortex_layout import APP, ITEM_LABEL
+from memeval.report.files import read_run
 from tests.conftest import MEMEVAL, ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -154,7 +155,8 @@ def started_tenants(out: Path, scenario: str) -> dict[str, str] | None:
 
 
 def record(out: Path) -> dict[str, Any]:
-    return json.loads((out / "run.json").read_text())
+    """``out/run.json``, read as memeval reads a run record."""
+    return read_run(str(out / "run.json"))
 
 
 # -- comparing runs ----------------------------------------------------------------------------

@@ -10,13 +10,13 @@ properties, not accuracy.
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 from collections import Counter
 
 import pytest
 
+from memeval.report.files import read_run
 from memeval.score.match import contains
 from memeval.spec.load import load_suite
 from memeval.spec.model import Scenario, Suite
@@ -210,7 +210,7 @@ def test_numbers_match_as_people_write_them(suite: Suite):
 def test_runs_on_the_reference_engine(engine: str, tmp_path):
     out = tmp_path / engine
     assert cli(["run", SUITE, "--engine", ENGINES[engine], "--out", str(out), "--quiet"]) == 0
-    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    record = read_run(str(out / "run.json"))
     assert PURPOSES <= {s["id"] for s in record["scenarios"]}
     assert all(s["status"] == "ok" for s in record["scenarios"])
     assert all(s["cleanup"]["forgotten"] for s in record["scenarios"]), "cleanup must forget every scenario"
