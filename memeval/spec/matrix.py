@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
 from memeval.engines.definition import EngineDef, load_engine_def, resolve_engine
+from memeval.engines.http_client import SECRET_NAME
 from memeval.errors import SpecError, SpecIssue, UsageError
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.model import Suite
@@ -29,7 +29,6 @@ from memeval.suggest import did_you_mean
 
 DEFAULT_PORTS = (3150, 3199)
 DEFAULT_CELL_TIMEOUT_S = 3600.0
-_SECRET = re.compile(r"(?i)(^|_)(key|token|secret|password)$")
 
 Env = tuple[tuple[str, str], ...]
 
@@ -277,7 +276,7 @@ def _profile(p: dict[str, Any], i: int, folder: str, config_env: str | None, fou
 
 def is_secret(name: str) -> bool:
     """Whether a variable name looks like it holds a secret (``…_KEY``, ``…_TOKEN``, …)."""
-    return bool(_SECRET.search(name))
+    return bool(SECRET_NAME.search(name))
 
 
 def _check_env(env: dict[str, Any], where: Path, found: _Issues) -> None:
