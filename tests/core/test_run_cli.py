@@ -1,8 +1,8 @@
 """`memeval run` end to end on the reference engine: run.json is valid against its schema, the
 report is written, nothing is left in the engine, and probes never see each other's questions."""
 
-import json
 import os
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -18,15 +18,25 @@ from tests.conftest import FIXTURES, cli
 MINI = os.path.join(FIXTURES, "mini.yaml")
 
 
-def test_run_writes_a_schema_valid_record_and_report(tmp_path, capsys):
-    assert cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
-    record = read_run(str(tmp_path / "run.json"))
+@pytest.fixture(scope="module")
+def mini_run(tmp_path_factory) -> Path:
+    """One ``memeval run`` of the mini fixture, shared by the tests that only read its output."""
+    out = tmp_path_factory.mktemp("mini-run")
+    with pytest.MonkeyPatch.context() as patch:  # hermetic like every test (the autouse fixture is per test)
+        patch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        assert cli(["run", MINI, "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_run_writes_a_schema_valid_record_and_report(mini_run):
+    record = read_run(str(mini_run / "run.json"))
     jsonschema.Draft202012Validator(schema("run")).validate(record)
     assert record["format_version"] == 1 and len(record["suite"]["sha256"]) == 64
     assert {p["status"] for p in record["probes"]} == {"scored"}
     assert all(p["pack"].startswith("# Memory") or p["pack"].startswith("---") for p in record["probes"])
     assert all(s["cleanup"]["forgotten"] for s in record["scenarios"])
-    report = (tmp_path / "run.md").read_text()
+    report = (mini_run / "run.md").read_text()
     assert "## Accuracy" in report and "## KPIs" in report and "## Latency (ms)" in report
 
 
@@ -71,17 +81,13 @@ def test_the_forgetting_probe_sees_no_residue_and_leaks_are_caught():
     assert forgot["invented"] is False and "7741" not in forgot["pack"]
 
 
-def test_html_report_escapes_untrusted_pack_text(tmp_path):
+def test_html_report_escapes_untrusted_pack_text(mini_run):
     from memeval.report.render import render
 
-    record = json.loads(_run_record(tmp_path))
+    assert (mini_run / "run.html").exists()
+    record = read_run(str(mini_run / "run.json"))  # a fresh copy: the change stays here
     record["probes"][0]["pack"] = "# Memory\n- <script>alert('x')</script>"
     html = render(record, "run.html.j2")
     assert "<script>alert" not in html and "&lt;script&gt;alert" in html
     assert html.startswith("<!doctype html>") and "<h2>KPIs</h2>" in html
 
-
-def _run_record(tmp_path):
-    assert cli(["run", MINI, "--out", str(tmp_path), "--quiet"]) == 0
-    assert (tmp_path / "run.html").exists()
-    return (tmp_path / "run.json").read_text()
