@@ -26,6 +26,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
@@ -65,10 +66,14 @@ class Prompt:
     sha256: str
     source: str
 
+    @cached_property
+    def _template(self) -> jinja2.Template:
+        return _JINJA.from_string(self.source)  # compiled once, not for every call of a batch
+
     def render(self, variables: Mapping[str, str]) -> tuple[str, str]:
         """The (system, user) messages for ``variables``. Raises UsageError on a broken template."""
         try:
-            template = _JINJA.from_string(self.source)
+            template = self._template
             context = template.new_context(dict(variables))
             system, user = ("".join(template.blocks[b](context)).strip() for b in ("system", "user"))
         except KeyError as err:
