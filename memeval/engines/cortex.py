@@ -212,7 +212,7 @@ class CortexEngine:
         """
         try:
             body = self.http.call(method, route, params=params, json=json, headers=self._headers(route),
-                                  retry=retry).body
+                                  retry=retry)
         except HttpStatusError as err:
             if err.status in (401, 403):
                 self._actor = _UNKNOWN
@@ -235,7 +235,7 @@ class CortexEngine:
         with self._actor_lock:
             if self._actor is _UNKNOWN:
                 try:
-                    body = self.http.call("GET", "v1/auth/whoami").body
+                    body = self.http.call("GET", "v1/auth/whoami")
                     self._actor = str(body.get("caller") or "") if isinstance(body, dict) else None
                 except HttpStatusError as err:
                     if err.status not in (404, 405):

@@ -158,15 +158,6 @@ class Retry(Enum):
     ONCE = "once"
 
 
-@dataclass(frozen=True)
-class Reply:
-    """A 2xx answer: status, decoded body (None when empty) and headers."""
-
-    status: int
-    body: Any
-    headers: Mapping[str, str]
-
-
 class HttpStatusError(EngineError):
     """A non-2xx answer after the retries allowed. ``attempts`` is how many were sent."""
 
@@ -220,8 +211,8 @@ class HttpClient:
         return f"HttpClient({self.name!r}, {str(self._http.base_url)!r})"
 
     def call(self, method: str, route: str, *, params: Mapping[str, Any] | None = None, json: Any = None,
-             headers: Mapping[str, str] | None = None, retry: Retry = Retry.READ) -> Reply:
-        """Send one request with retries; the decoded 2xx reply.
+             headers: Mapping[str, str] | None = None, retry: Retry = Retry.READ) -> Any:
+        """Send one request with retries; the decoded body of the 2xx answer (None when empty).
 
         Raises:
             HttpStatusError: a non-2xx answer (or an envelope failure) after the allowed retries.
@@ -245,7 +236,7 @@ class HttpClient:
                 continue
             log.debug("%s -> %s in %.0f ms (attempt %d)", where, response.status_code, _ms(start), attempt)
             try:
-                return self._reply(where, response, attempt)
+                return self._body(where, response, attempt)
             except HttpStatusError as err:
                 limit = STATE_CHANGED_ATTEMPTS if err.code == STATE_CHANGED else self.attempts
                 allowed = TRANSIENT if retry is Retry.READ else REFUSED
@@ -262,7 +253,7 @@ class HttpClient:
         sent = {"Authorization": f"Bearer {self._key.reveal()}", "Accept": "application/json", **(headers or {})}
         return self._http.request(method, route.lstrip("/"), params=params, json=body, headers=sent)
 
-    def _reply(self, where: str, response: httpx.Response, attempt: int) -> Reply:
+    def _body(self, where: str, response: httpx.Response, attempt: int) -> Any:
         try:
             body = response.json() if response.content else None
         except ValueError:
@@ -272,7 +263,7 @@ class HttpClient:
             code, message = error_fields(body)
             raise self._status_error(where, status, code, message or response.reason_phrase, attempt)
         try:
-            return Reply(status, self._decode(body), response.headers)
+            return self._decode(body)
         except EnvelopeFailure as failure:
             raise self._status_error(where, status, failure.code, failure.message, attempt) from None
 
