@@ -37,19 +37,21 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True)
 class CellResult:
-    """How a cell ended: ``ok``, ``failed`` (``reason`` says why) or ``interrupted``."""
+    """How a cell ended: ``ok``, ``failed`` (``reason`` says why) or ``interrupted``; ``port``
+    and ``seconds`` are None for a cell that never started."""
 
     cell: Cell
     status: str
     reason: str | None = None
     port: int | None = None
-    seconds: float = 0.0
+    seconds: float | None = None
     drift: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """``{profile, repeat, label, status, reason, port, seconds, drift, folder}``."""
         return {"profile": self.cell.profile.name, "repeat": self.cell.repeat, "label": self.cell.label,
-                "status": self.status, "reason": self.reason, "port": self.port, "seconds": round(self.seconds, 2),
+                "status": self.status, "reason": self.reason, "port": self.port,
+                "seconds": None if self.seconds is None else round(self.seconds, 2),
                 "drift": list(self.drift), "folder": self.cell.folder}
 
 

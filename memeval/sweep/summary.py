@@ -29,8 +29,8 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> 
 
 def write_summary(folder: str, summary: Record, templates: str | None = None) -> str:
     """Write summary.json and summary.md into ``folder``; return the Markdown."""
-    cells = [{**c, "reason": (c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH}
-             for c in summary["cells"]]
+    cells = [{**c, "reason": (c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH,
+              "seconds": DASH if c["seconds"] is None else f"{c['seconds']:.1f}"} for c in summary["cells"]]
     text = render_comparison(summary["comparison"], "summary.md.j2", templates, sweep=summary, cells=cells)
     write_json(os.path.join(folder, "summary.json"), summary)
     write_text(os.path.join(folder, "summary.md"), text)

@@ -136,6 +136,9 @@ def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path, sig):
     summary = json.loads((out / "summary.json").read_text())
     assert {c["label"]: c["status"] for c in summary["cells"]} == {
         "baseline-r1": "interrupted", "other-r1": "interrupted", "never-r1": "interrupted"}
+    never = next(c for c in summary["cells"] if c["label"] == "never-r1")
+    assert (never["port"], never["seconds"]) == (None, None)  # it never started: no time, not 0 s
+    assert "| never-r1 | interrupted | – | – |" in (out / "summary.md").read_text()
     assert_gone(pids)
 
 
