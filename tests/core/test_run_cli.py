@@ -44,7 +44,9 @@ def test_bad_usage_exits_2_with_a_clear_line(tmp_path, capsys):
     assert cli(["run", MINI, "--only", "ofice", "--out", str(tmp_path)]) == 2
     assert "did you mean 'office'" in capsys.readouterr().err
     assert cli(["run", MINI, "--label", "../escape"]) == 2
+    assert capsys.readouterr().err.startswith("error: --label '../escape': use letters, digits")
     assert cli(["run", MINI, "--engine", "nosuch"]) == 2
+    assert capsys.readouterr().err.startswith("error: --engine: unknown engine 'nosuch'; known: ")
 
 
 def test_forget_all_leaves_every_tenant_empty():
