@@ -48,8 +48,7 @@ TAIL_CHARS = 1500
 
 
 @contextlib.contextmanager
-def engine_server(engine_def: EngineDef, log_path: str | None = None,
-                  env_overrides: Mapping[str, str] | None = None) -> Iterator[dict[str, Any]]:
+def engine_server(engine_def: EngineDef, log_path: str | None = None) -> Iterator[dict[str, Any]]:
     """Settings overrides for a run: ``{"url": ...}`` of a server started from the definition,
     or ``{}`` when it has no ``server:`` block, or when its adapter's ``URL_ENV`` is set (an
     already running server). Raises what :func:`start_engine_server` raises."""
@@ -57,7 +56,7 @@ def engine_server(engine_def: EngineDef, log_path: str | None = None,
     if engine_def.server is None or (url_env and os.environ.get(url_env)):
         yield {}
         return
-    with start_engine_server(engine_def, env_overrides, log_path) as url:
+    with start_engine_server(engine_def, log_path=log_path) as url:
         yield {"url": url}
 
 
