@@ -82,9 +82,10 @@ def summary_lines(answerer: dict[str, Any]) -> list[str]:
     """The lines the CLI prints after answering: one summary, then any stop reason."""
     cache = answerer["cache"]
     cached = f", {cache['hits']} from the cache" if cache["enabled"] else ""
+    tokens = "tokens unknown" if answerer["tokens"] is None else f"{answerer['tokens']} tokens"
     cost = "cost unknown" if answerer["cost_usd"] is None else f"${answerer['cost_usd']:.4f}"
     lines = [f"answerer: {answerer['answered']} of {answerer['probes']} probes answered by {answerer['model']}{cached}; "
-             f"{answerer['tokens']} tokens, {cost}"]
+             f"{tokens}, {cost}"]
     judge = answerer.get("judge")
     if judge:
         lenient = judge["leniency"]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from memeval.llm.answer import NOT_ASKED, answer_record, targets
+from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines, targets
 from tests.llm.conftest import Mock
 
 
@@ -130,3 +130,10 @@ def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str
                             f"{len(kept)} of 15 probes answered, {len(rest)} left unanswered")
     assert (a["answered"], a["not_answered"]) == (len(kept), len(rest))
     assert {k["name"]: k for k in answered["kpis"]}["model answer"]["n"] < 7
+
+
+def test_nothing_answered_has_unknown_tokens_and_cost_not_zero(mock: Mock, settings, record: dict[str, Any]) -> None:
+    mock.fail(401)
+    a = answer_record(record, settings({"concurrency": 1}, cache=False))["answerer"]
+    assert (a["answered"], a["tokens"], a["cost_usd"]) == (0, None, None)
+    assert summary_lines(a)[0].endswith("probes answered by openai/gpt-4.1-mini; tokens unknown, cost unknown")
