@@ -18,6 +18,7 @@ import pytest
 
 from memeval.report.files import read_run
 from memeval.score.match import contains
+from memeval.score.stats import rate
 from memeval.spec.load import load_suite
 from memeval.spec.model import Scenario, Suite
 from tests.conftest import ROOT, cli
@@ -218,8 +219,9 @@ def test_runs_on_the_reference_engine(engine: str, tmp_path):
     assert [p["id"] for p in probes if p["status"] != "scored"] == []
     assert len([p for p in probes if p["phase"] == "recall"]) >= 80
     ranked = [p for p in probes if p["phase"] == "recall" and not p["abstain"]]
-    hit = sum(bool(p["hit"]) for p in ranked) / len(ranked)
-    assert 0.30 < hit < 1.0, f"pack hit {hit:.0%}: trivially perfect or broken"
+    hit = rate([p["hit"] for p in ranked])
+    assert hit.n == len(ranked), "a ranked probe has no hit to count (a miss is False, not None)"
+    assert hit.value is not None and 0.30 < hit.value < 1.0, f"pack hit {hit.text()}: trivially perfect or broken"
     assert not [p["id"] for p in probes if p["leak_checked"] and p["leak"]], "no pack may leak"
     residue = [p["id"] for p in probes if "forgetting" in p["groups"] and p["invented"]]
     assert residue == [], "forgotten facts came back"
