@@ -106,8 +106,6 @@ def test_extends_inherits_what_a_matrix_leaves_out(tmp_path):
 
 
 def test_the_shipped_cortex_matrices_hold_the_seventeen_profiles():
-    if not os.path.exists(os.path.join(ROOT, "specs", "agent-memory.yaml")):
-        pytest.skip("specs/agent-memory.yaml (the suite the sweeps run) is not in this checkout yet")
     real, fake = (load_matrix(os.path.join(ROOT, "specs", f)) for f in ("cortex-flags.yaml", "cortex-flags-fake.yaml"))
     names = ["baseline", "no-graph", "no-auto-route", "no-hyde-multihop", "salience-high", "surprise-strict",
              "surprise-loose", "bitemporal-enforce", "bitemporal-off", "no-polarity-recheck", "layers-incremental",
