@@ -44,7 +44,6 @@ class SweepResult:
 
     folder: str
     results: tuple[CellResult, ...]
-    skipped: tuple[str, ...]
     summary: str
 
     @property
@@ -73,7 +72,7 @@ def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] 
     summary = write_summary(folder, summarise(matrix, results, skipped), options.templates)
     if interrupted:
         raise Interrupted(f"sweep interrupted; every server was stopped; partial summary in {folder}")
-    return SweepResult(folder, tuple(results), tuple(skipped), summary)
+    return SweepResult(folder, tuple(results), summary)
 
 
 @contextlib.contextmanager
