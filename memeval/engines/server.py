@@ -34,8 +34,6 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-import httpx
-
 from memeval.engines import adapters
 from memeval.engines.definition import EngineDef
 from memeval.errors import EngineError, UsageError
@@ -143,6 +141,8 @@ def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], log: IO[str
 
 
 def _await_ready(url: str, process: subprocess.Popen[bytes], log: IO[str], timeout_s: float) -> None:
+    import httpx  # here, not at the top: every memeval command imports this module, few start a server
+
     deadline = time.monotonic() + timeout_s
     last = "no answer"
     while True:
