@@ -7,11 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from memeval.cli import cli, main
+from memeval.cli import cli
 from memeval.compare import compare_records, render_comparison
 from memeval.errors import UsageError
 from memeval.report.files import write_json
 from tests.compare.factory import hits, probe, run
+from tests.conftest import cli as run_cli
 
 
 def cell(comparison: dict, name: str, profile: str) -> dict:
@@ -99,9 +100,7 @@ def test_cli_writes_json_and_fails_on_regression(tmp_path):
     out = CliRunner().invoke(cli, ["compare", *paths, "--json", str(tmp_path / "c.json")], standalone_mode=False)
     assert out.exception is None and "▼" in out.output
     assert json.loads((tmp_path / "c.json").read_text())["moved"]["worse"][0]["mark"] == "▼"
-    with pytest.raises(SystemExit) as exit_:
-        main(["compare", *paths, "--fail-on-regression"])
-    assert exit_.value.code == 1
+    assert run_cli(["compare", *paths, "--fail-on-regression"]) == 1
 
 
 @pytest.mark.parametrize("content, message", [(None, "no run.json files"), ("{not json", "not JSON"),
@@ -112,10 +111,9 @@ def test_errors_exit_2_naming_the_file(tmp_path, capsys, content, message):
         bad = tmp_path / "bad.json"
         bad.write_text(content)
         args.append(str(bad))
-    with pytest.raises(SystemExit) as exit_:
-        main(args)
+    code = run_cli(args)
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and message in err
+    assert code == 2 and message in err
     if content is not None:
         assert "bad.json" in err
 

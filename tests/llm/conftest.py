@@ -7,7 +7,6 @@ import copy
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.servers.launch import RunningServer, start_server
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, MEMEVAL
 
 MINI = os.path.join(FIXTURES, "mini.yaml")
 SECRET = "sk-planted-SECRET-123"
@@ -66,8 +65,8 @@ def mock(mock_server: Mock) -> Iterator[Mock]:
 
 def memeval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the memeval command line as a real process."""
-    return subprocess.run([sys.executable, "-c", "from memeval.cli import main; main()", *args],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120)
+    return subprocess.run([*MEMEVAL, *args], capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=120)
 
 
 @pytest.fixture(scope="session")

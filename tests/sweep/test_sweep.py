@@ -9,7 +9,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 
@@ -20,9 +19,10 @@ from memeval.sweep.cell import drift, run_cell
 from memeval.sweep.cells import Cell, plan_cells
 from memeval.sweep.control import Control
 from memeval.sweep.ports import PortPool, with_port
+from tests.conftest import MEMEVAL
 from tests.sweep.conftest import write_matrix
 
-SWEEP = [sys.executable, "-c", "from memeval.cli import main; main()", "sweep"]
+SWEEP = [*MEMEVAL, "sweep"]
 FAST = """\
 flag_prefix: CORTEX_
 baseline: {env: {CORTEX_ENTITY_GRAPH: "1", FAKE_CORTEX_INDEX_DELAY: "0.02", FAKE_CORTEX_ENRICH_DELAY: "0.01"}}
