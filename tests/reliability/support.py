@@ -20,6 +20,7 @@ import httpx
 
 from memeval.engines.cortex_layout import APP, ITEM_LABEL
 from memeval.report.files import read_run
+from memeval.servers.launch import RunningServer, start_server
 from tests.conftest import MEMEVAL, ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -31,6 +32,11 @@ FAST = ["--index-delay", "0.05", "--enrich-delay", "0.005"]
 
 
 # -- the fake CortexDB -------------------------------------------------------------------------
+
+def start_fake(**env: str) -> RunningServer:
+    """The fake CortexDB as a process with fast indexing, taking ``KEY``; ``env`` laid over."""
+    return start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY, **env})
+
 
 def scopes(url: str, key: str = KEY) -> list[str]:
     """Every scope that holds an event, visible or not (the fake lists scopes from all events)."""

@@ -4,19 +4,10 @@ where the faults are (test_engine_faults.py, test_interrupt.py, test_resume.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import FAST, KEY, record, run_env, scopes, start_run
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
-        yield running
+from memeval.servers.launch import RunningServer
+from tests.reliability.support import record, run_env, scopes, start_run
 
 
 def test_two_runs_started_together_on_one_server_keep_apart_and_both_clean_up(fake: RunningServer,

@@ -6,30 +6,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memeval.engines.server import free_port
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAST, KEY, DroppingProxy, erase_all, finished, item_counts,
+from tests.reliability.support import (KEY, DroppingProxy, erase_all, finished, item_counts,
                                        memeval_resume, memeval_run, record, run_env, run_id_of, run_scopes, scopes,
                                        start_run, wait_for)
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
-        yield running
-
-
-@pytest.fixture
-def cortex(fake: RunningServer) -> Iterator[RunningServer]:
-    """The module's fake with every fault cleared before and after the test."""
-    fake.faults(clear=True)
-    yield fake
-    fake.faults(clear=True)
 
 
 def statuses(run: dict) -> dict[str, str]:

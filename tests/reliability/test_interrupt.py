@@ -11,42 +11,34 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAKE_DEF, FAST, KEY, MEMEVAL, THREE, erase_all, finished,
+from tests.reliability.support import (FAKE_DEF, KEY, MEMEVAL, THREE, erase_all, finished,
                                        memeval_resume, record, run_env, run_id_of, run_scopes, start_run,
                                        started_tenants, wait_for)
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
-        yield running
-
-
-def _mid_beta(fake: RunningServer, out: Path, *extra: str):
+def _mid_beta(cortex: RunningServer, out: Path, *extra: str):
     """A run that has finished alpha and is settling beta's writes: from alpha's start on,
     writes take 3 s to be listed, so the run is reliably mid-scenario when the signal comes."""
-    fake.faults(clear=True)
-    proc = start_run(out, run_env(fake.url), *extra)
+    proc = start_run(out, run_env(cortex.url), *extra)
     wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)
-    fake.faults(index_delay=3)  # alpha settles on what it wrote before; beta will wait
+    cortex.faults(index_delay=3)  # alpha settles on what it wrote before; beta will wait
     wait_for(lambda: started_tenants(out, "beta"), "beta to start", proc=proc)
     run_id = run_id_of(out)
-    wait_for(lambda: sum("-beta-" in s for s in run_scopes(fake.url, run_id)) >= 2, "beta's writes", proc=proc)
+    wait_for(lambda: sum("-beta-" in s for s in run_scopes(cortex.url, run_id)) >= 2, "beta's writes", proc=proc)
     return proc, run_id
 
 
 @pytest.mark.parametrize("keep", [False, True])
 def test_ctrl_c_stops_within_seconds_forgets_writes_and_keeps_what_finished(
-        fake: RunningServer, tmp_path: Path, keep: bool) -> None:
+        cortex: RunningServer, tmp_path: Path, keep: bool) -> None:
     out = tmp_path / "out"
-    proc, run_id = _mid_beta(fake, out, *(["--keep"] if keep else []))
+    proc, run_id = _mid_beta(cortex, out, *(["--keep"] if keep else []))
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -59,21 +51,21 @@ def test_ctrl_c_stops_within_seconds_forgets_writes_and_keeps_what_finished(
         assert [s["id"] for s in run["scenarios"]] == ["alpha"]
         assert run["scenarios"][0]["status"] == "ok" and {p["scenario"] for p in run["probes"]} == {"alpha"}
         assert f"--resume {out}" in err
-        left = run_scopes(fake.url, run_id)
+        left = run_scopes(cortex.url, run_id)
         if keep:
             assert any("-beta-" in s for s in left)  # --keep: what was written stays
         else:
             assert left == []  # every tenant of the run was forgotten, the interrupted one too
     finally:
-        erase_all(fake.url)
+        erase_all(cortex.url)
     print(f"stopped {took:.2f} s after Ctrl-C")
 
 
-def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: RunningServer, tmp_path: Path) -> None:
+def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(cortex: RunningServer, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc, run_id = _mid_beta(fake, out)
+    proc, run_id = _mid_beta(cortex, out)
     # make the cleanup slow: every erasure is refused with Retry-After: 3
-    fake.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
+    cortex.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)  # now in the cleanup, waiting out a Retry-After
     assert proc.poll() is None
@@ -86,20 +78,19 @@ def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(fake: R
     print(f"stopped {took:.2f} s after the second Ctrl-C")
     run = record(out)
     assert run["interrupted"] is True and [s["id"] for s in run["scenarios"]] == ["alpha"]
-    assert any("-beta-" in s for s in run_scopes(fake.url, run_id))  # the cleanup was cut short ...
+    assert any("-beta-" in s for s in run_scopes(cortex.url, run_id))  # the cleanup was cut short ...
 
-    fake.faults(clear=True)
-    resumed = memeval_resume(out, run_env(fake.url))
+    cortex.faults(clear=True)
+    resumed = memeval_resume(out, run_env(cortex.url))
     assert resumed.returncode == 0, resumed.stderr
-    assert run_scopes(fake.url, run_id) == []  # ... and the resumed run removed what it left
+    assert run_scopes(cortex.url, run_id) == []  # ... and the resumed run removed what it left
 
 
-def test_ctrl_c_while_the_model_answers_still_writes_what_the_engine_measured(fake: RunningServer,
+def test_ctrl_c_while_the_model_answers_still_writes_what_the_engine_measured(cortex: RunningServer,
                                                                               tmp_path: Path) -> None:
-    fake.faults(clear=True)
     with start_server("mock_inference", ["--latency", "1.5"]) as mock:
         out = tmp_path / "out"
-        env = {**run_env(fake.url), "EVAL_LLM_URL": f"{mock.url}/v1", "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
+        env = {**run_env(cortex.url), "EVAL_LLM_URL": f"{mock.url}/v1", "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
         proc = start_run(out, env, "--only", "alpha", "--llm")
         wait_for(lambda: finished(out, "alpha"), "alpha to finish", proc=proc)
         wait_for(lambda: httpx.get(f"{mock.url}/_mock/stats").json()["calls"]["chat"], "the first answer", proc=proc)

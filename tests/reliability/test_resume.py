@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAST, KEY, finished, journal, memeval_resume, memeval_run, normalise,
-                                       record, run_env, run_id_of, run_scopes, scopes, start_run, wait_for)
+from memeval.servers.launch import RunningServer
+from tests.reliability.support import (finished, journal, memeval_resume, memeval_run, normalise,
+                                       record, run_env, run_id_of, run_scopes, scopes, start_fake, start_run,
+                                       wait_for)
+
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[RunningServer]:
@@ -20,8 +22,7 @@ def fake() -> Iterator[RunningServer]:
     # counters then move only with the run's own calls, so usage compares exactly too. With it,
     # a job finishing late is billed to whichever scenario is running, and a killed attempt's
     # jobs to the resumed one.
-    env = {"CORTEX_API_KEY": KEY, "CORTEX_ENRICHMENT_SCOPE_QUIET_MS": "600000"}
-    with start_server("fake_cortex", FAST, env=env) as running:
+    with start_fake(CORTEX_ENRICHMENT_SCOPE_QUIET_MS="600000") as running:
         yield running
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from memeval.cli import main
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import FAKE_DEF, FAST, KEY, MEMEVAL, THREE, run_args, run_env
+from tests.reliability.support import FAKE_DEF, MEMEVAL, THREE, run_args, run_env
 
 CORTEX_SECRET = "sk-planted-cortex-7f3a9c1e5b"
 LLM_SECRET = "sk-planted-llm-2d8e6a4f0c"
@@ -50,11 +50,10 @@ def test_planted_keys_reach_no_output_file_stdout_or_stderr(mock: RunningServer,
     assert leaks(tmp_path, proc.stdout, proc.stderr) == []  # output folder, answer cache, stdout, stderr
 
 
-def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(tmp_path: Path) -> None:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as fake:
-        out = tmp_path / "out"
-        env = run_env(fake.url, key=CORTEX_SECRET)
-        proc = subprocess.run(run_args(out), env=env, capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(fake: RunningServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = run_env(fake.url, key=CORTEX_SECRET)
+    proc = subprocess.run(run_args(out), env=env, capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
     assert proc.returncode == 3, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, proc.stderr
@@ -62,17 +61,16 @@ def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(tmp_path: Path) -
     assert leaks(tmp_path, proc.stdout, proc.stderr) == []
 
 
-def test_a_refusing_model_endpoint_stops_the_answerer_without_showing_its_key(mock: RunningServer,
+def test_a_refusing_model_endpoint_stops_the_answerer_without_showing_its_key(mock: RunningServer, fake: RunningServer,
                                                                               tmp_path: Path) -> None:
     rule = {"status": 401, "count": 1000, "route": "chat"}
     mock.faults(clear=True, fail=[rule])
     try:
-        with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as fake:
-            out = tmp_path / "out"
-            env = {**run_env(fake.url), "EVAL_LLM_URL": f"{mock.url}/v1", "EVAL_LLM_KEY": LLM_SECRET,
-                   "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
-            proc = subprocess.run(run_args(out, "--only", "alpha", "--llm"), env=env, capture_output=True, text=True,
-                                  timeout=60, cwd=str(tmp_path))
+        out = tmp_path / "out"
+        env = {**run_env(fake.url), "EVAL_LLM_URL": f"{mock.url}/v1", "EVAL_LLM_KEY": LLM_SECRET,
+               "MEMEVAL_CACHE_DIR": str(tmp_path / "cache")}
+        proc = subprocess.run(run_args(out, "--only", "alpha", "--llm"), env=env, capture_output=True, text=True,
+                              timeout=60, cwd=str(tmp_path))
     finally:
         mock.faults(clear=True)
     assert proc.returncode == 0, proc.stderr  # the engine part ran; answers are left unanswered, not failed
