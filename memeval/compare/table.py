@@ -61,13 +61,14 @@ def kpi_index(sides: list[Side]) -> list[Record]:
     return sorted(seen.values(), key=lambda k: rank.get(k["group"], len(GROUPS)))
 
 
-def cell(meta: Record, base: Side, side: Side, is_base: bool) -> Record:
-    """One side's cell for one KPI, judged against the baseline by the noise rule."""
+def cell(meta: Record, base: Side, side: Side) -> Record:
+    """One side's cell for one KPI, judged against the baseline by the noise rule (no judgement
+    for the baseline itself)."""
     own, ref = summarise(side, meta["group"], meta["name"]), summarise(base, meta["group"], meta["name"])
     out: Record = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
                    "mark": None}
-    if is_base or own.value is None or ref.value is None:
+    if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
     n = min(own.n, ref.n)
@@ -92,7 +93,7 @@ def compare_sides(sides: list[Side]) -> Record:
     base = sides[0]
     kpis = []
     for meta in kpi_index(sides):
-        cells = [cell(meta, base, side, i == 0) for i, side in enumerate(sides)]
+        cells = [cell(meta, base, side) for side in sides]
         kpis.append({**meta, "paired": (meta["group"], meta["name"]) in METRICS_BY_NAME, "cells": cells})
     return {
         "baseline": base.name,
