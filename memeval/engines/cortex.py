@@ -261,8 +261,10 @@ class CortexEngine:
         while receipt.get("status") == "running" and time.monotonic() < deadline:
             time.sleep(ERASURE_POLL_S)
             receipt = self._call("GET", f"v1/erasures/{receipt.get('erasure_id')}")
-        if receipt.get("status") != "completed":
-            raise EngineError(f"{self.name} erasure of {scope}: status {receipt.get('status')!r}")
+        status = receipt.get("status")
+        if status != "completed":
+            waited = f" after {ERASURE_TIMEOUT_S:g} s" if status == "running" else ""
+            raise EngineError(f"{self.name} erasure of {scope}: status {status!r}{waited}")
 
     def _forget_chunk(self, scope: str, event_ids: Sequence[str]) -> int:
         body = {"scope": scope, "layers": ["events"], "selector": {"memory_ids": list(event_ids)},

@@ -130,7 +130,7 @@ def http_settings(adapter: str, settings: Mapping[str, Any], url_env: str, envir
     result = HttpSettings(**values)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{adapter}: {url_env} must be an http(s) URL")
+        raise UsageError(f"{adapter}: the server URL must start with http:// or https:// (settings.url or {url_env})")
     if parts.scheme == "http" and not result.allow_http and not _loopback(parts.hostname):
         raise UsageError(f"{adapter}: cleartext http:// only to a loopback host (set allow_http: true to override)")
     return result
