@@ -306,13 +306,25 @@ class Store:
     def load(cls, data_file: Path | None) -> Store:
         """A store backed by ``data_file``, holding its saved state when the file exists.
 
-        Raises ValueError when the file is not a state file of this format.
+        Raises ValueError when the file cannot be read or is not a state file of this format.
         """
         if data_file is None or not data_file.exists():
             return cls(data_file=data_file)
-        state = json.loads(data_file.read_text())
+        try:
+            state = json.loads(data_file.read_text())
+        except OSError as err:
+            raise ValueError(f"cannot read the state file {data_file}: {err.strerror}") from None
+        except ValueError:
+            state = None
         if not isinstance(state, dict) or state.get("format") != FORMAT:
             raise ValueError(f"{data_file} is not a fake-cortex state file (format {FORMAT})")
+        try:
+            return cls._from_state(data_file, state)
+        except (KeyError, TypeError, AttributeError):
+            raise ValueError(f"{data_file} is not a fake-cortex state file: its fields do not match") from None
+
+    @classmethod
+    def _from_state(cls, data_file: Path, state: dict[str, Any]) -> Store:
         return cls(
             data_file=data_file,
             events={e["id"]: Event(**e) for e in state["events"]},
