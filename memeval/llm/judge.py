@@ -87,25 +87,21 @@ def planted_answers(probes: list[dict[str, Any]]) -> list[Planted]:
     unique = list(seen.values())
     out = []
     for i, probe in enumerate(unique):
-        spec = probe_from_record(probe)
-        out += [(probe, kind, answer) for kind, answer in _plants(probe, unique, i)
-                if not grade_answer(spec, answer)]
+        out += [(probe, kind, answer) for kind, answer in _plants(probe, unique[i + 1:] + unique[:i])]
     return out[:LENIENCY_MAX]
 
 
-def _plants(probe: dict[str, Any], unique: list[dict[str, Any]], index: int) -> Iterator[tuple[str, str]]:
-    if probe["abstain"]:
-        if probe["forbid"]:
-            yield "invented", probe["forbid"][0]
-    else:
-        if probe["stale"]:
-            yield "stale", probe["stale"][0]
-        yield "unknown", "unknown"
+def _plants(probe: dict[str, Any], others: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(kind, answer) for each answer planted for ``probe``: only those the grader calls wrong."""
     spec = probe_from_record(probe)
-    for other in _topical(probe, unique[index + 1:] + unique[:index]):
-        if not grade_answer(spec, other):
-            yield "other probe's answer", other
-            return
+    if probe["abstain"]:
+        fixed = [("invented", probe["forbid"][0])] if probe["forbid"] else []
+    else:
+        fixed = ([("stale", probe["stale"][0])] if probe["stale"] else []) + [("unknown", "unknown")]
+    yield from ((kind, answer) for kind, answer in fixed if not grade_answer(spec, answer))
+    other = next((answer for answer in _topical(probe, others) if not grade_answer(spec, answer)), None)
+    if other is not None:
+        yield "other probe's answer", other
 
 
 def _topical(probe: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
