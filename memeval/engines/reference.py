@@ -195,14 +195,13 @@ def fuse(
     lists are fused by RRF. ``keys`` (recency key per document) enables the recency boost and
     breaks remaining ties newest first; without it ties keep the older document first.
     """
-    candidates = list(dict.fromkeys([doc for doc, _ in lexical] + [doc for doc, _ in (dense or ())]))
     recency = _recency(_contenders(lexical, dense or ()), keys) if keys is not None else {}
     lex = {doc: score * (1 + LEXICAL_RECENCY * recency.get(doc, 0.0)) for doc, score in lexical}
     if dense is None:
         fused = lex
     else:
         near = {doc: sim + DENSE_RECENCY * recency.get(doc, 0.0) for doc, sim in dense}
-        fused = dict.fromkeys(candidates, 0.0)
+        fused = dict.fromkeys([doc for doc, _ in lexical] + [doc for doc, _ in dense], 0.0)
         for scores in (lex, near):
             for doc, rank in _ranks(scores).items():
                 fused[doc] += 1.0 / (RRF_K + rank)
