@@ -88,18 +88,19 @@ class Prompt:
 
 @dataclass(frozen=True)
 class ModelSettings:
-    """One model behind one prompt. ``key`` is never shown (not in repr, not in :meth:`to_json`)."""
+    """One model behind one prompt (defaults: :func:`resolve`). ``key`` is never shown (not in
+    repr, not in :meth:`to_json`)."""
 
     url: str
     model: str
     prompt: Prompt
     temperature: float
     max_tokens: int
-    concurrency: int = 4
-    timeout_s: float = 60.0
-    retries: int = 3
-    prices: Mapping[str, Price] = field(default_factory=dict)
-    key: str = field(default="", repr=False)
+    concurrency: int
+    timeout_s: float
+    retries: int
+    prices: Mapping[str, Price]
+    key: str = field(repr=False)
 
     @property
     def endpoint(self) -> str:
