@@ -67,8 +67,8 @@ def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(cortex:
     # make the cleanup slow: every erasure is refused with Retry-After: 3
     cortex.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.5)  # now in the cleanup, waiting out a Retry-After
-    assert proc.poll() is None
+    wait_for(lambda: cortex.faults()["fail"][0]["count"] < 1000, "the cleanup's first erasure", proc=proc)
+    assert proc.poll() is None  # now in the cleanup, waiting out a Retry-After
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -115,8 +115,12 @@ def test_ctrl_c_or_sigterm_stops_the_engine_server_the_run_started(tmp_path: Pat
     proc = subprocess.Popen([*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)
-    pid = int(re.search(r"server pid (\d+)", (out / "server.log").read_text()).group(1))
-    time.sleep(0.3)  # alpha is now waiting for its writes to be listed
+    log = (out / "server.log").read_text()
+    pid = int(re.search(r"server pid (\d+)", log).group(1))
+    url = re.search(r"listening on (http://\S+)", log).group(1)
+    run_id = run_id_of(out)
+    # alpha has written: its writes never become visible, so it stays in the scenario until the signal
+    wait_for(lambda: any("-alpha-" in s for s in run_scopes(url, run_id)), "alpha's first write", proc=proc)
     sent = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
