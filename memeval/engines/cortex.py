@@ -359,6 +359,7 @@ class CortexEngine:
         by_scope: EventsByScope = {}
         known = self._book.located(tenant, ids)
         missing = [i for i in dict.fromkeys(ids) if i not in known]
+        wanted = set(missing)
         scopes = self._scopes(tenant) if missing else []
         for start in range(0, len(missing), LABELS_PER_LOOKUP):
             labels = ",".join(layout.item_label(i) for i in missing[start:start + LABELS_PER_LOOKUP])
@@ -366,7 +367,7 @@ class CortexEngine:
             for scope, events in zip(scopes, walks):
                 for event in events:
                     item = layout.item_of(event, tenant)
-                    if item is not None and item.id in missing:
+                    if item is not None and item.id in wanted:
                         known.setdefault(item.id, (scope, str(event.get("id"))))
         for scope, event_id in known.values():
             by_scope.setdefault(scope, []).append(event_id)
