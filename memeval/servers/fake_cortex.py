@@ -41,7 +41,7 @@ from memeval.servers.cortex_faults import Faults, parse_fail_option, parse_reset
 from memeval.servers.cortex_routes import CortexApp
 from memeval.servers.cortex_store import Store
 from memeval.servers.hosted import HostedApp
-from memeval.servers.httpjson import JsonHTTPServer, serve_until_signal
+from memeval.servers.httpjson import JsonHTTPServer, run_in_foreground
 
 NAME = "fake-cortex"
 
@@ -158,15 +158,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     address cannot be bound.
     """
     host, port, config = config_from_args(sys.argv[1:] if argv is None else argv, os.environ, prog)
-    try:
-        server = make_server(host, port, config)
-    except ValueError as err:
-        print(f"{NAME}: {err}", file=sys.stderr)
-        return 2
-    except OSError as err:
-        print(f"{NAME}: cannot listen on {host}:{port}: {err}", file=sys.stderr)
-        return 3
-    return serve_until_signal(server, NAME)
+    return run_in_foreground(NAME, host, port, lambda: make_server(host, port, config))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Shared plumbing of the loopback servers: one JSON request/reply cycle on ThreadingHTTPServer.
+"""Shared plumbing of the loopback servers: one JSON request/reply cycle on ThreadingHTTPServer,
+and :func:`run_in_foreground`, the body of each server's ``main()``.
 
 A server is driven by an *app*: any object with ``handle(call) -> Reply | None``. ``None``
 means "reset the connection": the socket is closed with no response at all (``SO_LINGER`` 0,
@@ -14,7 +15,7 @@ import socket
 import struct
 import sys
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
@@ -160,7 +161,24 @@ def _raise_stop(signum: int, frame: FrameType | None) -> None:
     raise _Stop
 
 
-def serve_until_signal(server: JsonHTTPServer, name: str) -> int:
+def run_in_foreground(name: str, host: str, port: int, make: Callable[[], JsonHTTPServer]) -> int:
+    """A server command's exit code: ``make()`` the server, then serve it until SIGTERM/SIGINT.
+
+    0 after a signal; 2 when ``make`` raises ValueError (a bad setting or state file) and 3 when
+    it raises OSError (the address cannot be bound), each with ``<name>: …`` on stderr.
+    """
+    try:
+        server = make()
+    except ValueError as err:
+        print(f"{name}: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"{name}: cannot listen on {host}:{port}: {err}", file=sys.stderr)
+        return 3
+    return _serve_until_signal(server, name)
+
+
+def _serve_until_signal(server: JsonHTTPServer, name: str) -> int:
     """Announce ``<name> listening on <url>`` on stdout, serve until SIGTERM/SIGINT, close; 0."""
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGINT, _raise_stop)

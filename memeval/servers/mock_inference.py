@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memeval.servers import mock_models as models
-from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, serve_until_signal
+from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, run_in_foreground
 
 NAME = "mock-inference"
 MODEL_ROUTES = ("chat", "embeddings")
@@ -285,12 +285,8 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         help="fail the next COUNT calls of ROUTE (chat|embeddings, default chat); repeatable",
     )
     ns = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
-    try:
-        server = make_server(ns.host, ns.port, MockFaults(ns.fail, ns.latency))
-    except OSError as err:
-        print(f"{NAME}: cannot listen on {ns.host}:{ns.port}: {err}", file=sys.stderr)
-        return 3
-    return serve_until_signal(server, NAME)
+    faults = MockFaults(ns.fail, ns.latency)
+    return run_in_foreground(NAME, ns.host, ns.port, lambda: make_server(ns.host, ns.port, faults))
 
 
 if __name__ == "__main__":
