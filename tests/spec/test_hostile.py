@@ -247,8 +247,11 @@ def test_depth_limit_is_exact_for_flow_and_block_nesting(levels: int, ok: bool) 
     flow = b"[" * levels + b"x" + b"]" * levels
     block = b"".join(b"  " * i + b"k:\n" for i in range(levels)) + b"  " * levels + b"x\n"
     for raw in (flow, block):
-        if ok:
-            read_yaml(raw)
+        if ok:  # read in full: ``levels`` nested collections around the scalar
+            value, depth = read_yaml(raw)[0], 0
+            while isinstance(value, list | dict):
+                value, depth = (value[0] if isinstance(value, list) else value["k"]), depth + 1
+            assert (depth, value) == (levels, "x")
         else:
             with pytest.raises(YamlProblem, match=f"^{DEEP}$"):
                 read_yaml(raw)
