@@ -56,11 +56,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0, config: FakeCortexConfig
     config = config or FakeCortexConfig()
     core = Core(config, Store.load(config.data_file), Faults(config.faults, config.index_delay))
     app = HostedApp(core) if config.hosted else CortexApp(core)
-    try:
-        return JsonHTTPServer((host, port), app)
-    except OSError:
-        app.close()
-        raise
+    return JsonHTTPServer((host, port), app)
 
 
 def _truthy(value: str | None) -> bool:

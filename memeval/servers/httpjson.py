@@ -136,8 +136,9 @@ class JsonHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], app: App):
-        super().__init__(address, _Handler)
+        # set first: a failed bind calls server_close() from inside the base __init__
         self.app = app
+        super().__init__(address, _Handler)
 
     @property
     def url(self) -> str:
@@ -146,7 +147,8 @@ class JsonHTTPServer(ThreadingHTTPServer):
         return f"http://{host}:{port}"
 
     def server_close(self) -> None:
-        """Close the socket, then the app (background threads, state files)."""
+        """Close the socket, then the app (background threads, state files); a failed bind
+        in ``__init__`` ends here too, so the app never outlives a server that did not start."""
         super().server_close()
         close = getattr(self.app, "close", None)
         if close is not None:

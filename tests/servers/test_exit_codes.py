@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from memeval.servers import fake_cortex
+from memeval.servers import fake_cortex, mock_inference
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A port some other socket is listening on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+@pytest.mark.parametrize(("main", "name"), [(fake_cortex.main, "fake-cortex"), (mock_inference.main, "mock-inference")])
+def test_a_taken_port_exits_3(main: Callable[[list[str]], int], name: str, taken_port: int, capsys) -> None:
+    assert main(["--port", str(taken_port)]) == 3
+    assert capsys.readouterr().err.startswith(f"{name}: cannot listen on 127.0.0.1:{taken_port}: ")
 
 
 @pytest.mark.parametrize("content", [None, "not json", '{"format": 1}'], ids=["directory", "not-json", "no-fields"])
