@@ -18,6 +18,7 @@ from typing import Any
 from memeval.engines.definition import resolve_engine
 from memeval.engines.server import engine_server
 from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
+from memeval.llm.answer import answer_record, summary_lines
 from memeval.llm.settings import resolve
 from memeval.report.files import output_dir
 from memeval.report.publish import publish
@@ -82,8 +83,6 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
 
 
 def _answer(record: dict[str, Any], answerer: Any, echo: Echo) -> dict[str, Any]:
-    from memeval.llm.answer import answer_record, summary_lines  # imports openai (~1 s): only when asked
-
     try:
         record = answer_record(record, answerer)
     except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
