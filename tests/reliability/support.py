@@ -85,10 +85,12 @@ def erase_all(url: str, key: str = KEY) -> None:
 
 # -- memeval run as a process ------------------------------------------------------------------
 
-def run_env(url: str, key: str = KEY, **extra: str) -> dict[str, str]:
-    """The environment of a ``memeval run`` against the fake at ``url``."""
+def run_env(url: str | None, key: str = KEY, **extra: str) -> dict[str, str]:
+    """The environment of a ``memeval run`` against the fake at ``url``; with ``url`` None, of
+    a run on ``FAKE_DEF`` that starts the fake itself (both the fake and the adapter get ``key``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CORTEX_", "EVAL_LLM_", "OPENROUTER_"))}
-    return {**env, "CORTEX_DB_URL": url, "CORTEX_DB_KEY": key, "PYTHONUNBUFFERED": "1", **extra}
+    server = {"CORTEX_DB_URL": url} if url is not None else {"CORTEX_API_KEY": key}
+    return {**env, **server, "CORTEX_DB_KEY": key, "PYTHONUNBUFFERED": "1", **extra}
 
 
 def run_args(out: Path | None, *extra: str, suite: str = THREE) -> list[str]:

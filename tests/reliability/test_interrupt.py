@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
-from tests.reliability.support import (FAKE_DEF, KEY, MEMEVAL, THREE, erase_all, finished,
+from tests.reliability.support import (FAKE_DEF, MEMEVAL, THREE, erase_all, finished,
                                        memeval_resume, record, run_env, run_id_of, run_scopes, start_run,
                                        started_tenants, wait_for)
 
@@ -110,8 +110,7 @@ def test_ctrl_c_while_the_model_answers_still_writes_what_the_engine_measured(co
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_ctrl_c_or_sigterm_stops_the_engine_server_the_run_started(tmp_path: Path, sig: signal.Signals) -> None:
     out = tmp_path / "out"
-    env = {k: v for k, v in run_env("unused").items() if k != "CORTEX_DB_URL"}  # memeval starts the fake itself
-    env.update(CORTEX_DB_KEY=KEY, CORTEX_API_KEY=KEY, FAKE_CORTEX_HIDE_LISTINGS="1")  # alpha never settles
+    env = run_env(None, FAKE_CORTEX_HIDE_LISTINGS="1")  # memeval starts the fake itself; alpha never settles
     proc = subprocess.Popen([*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--quiet"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: started_tenants(out, "alpha"), "alpha to start", proc=proc)

@@ -37,9 +37,8 @@ def leaks(folder: Path, *texts: str) -> list[str]:
 
 def test_planted_keys_reach_no_output_file_stdout_or_stderr(mock: RunningServer, tmp_path: Path) -> None:
     out, cache = tmp_path / "out", tmp_path / "cache"
-    env = {k: v for k, v in run_env("unused").items() if k != "CORTEX_DB_URL"}  # memeval starts the fake itself
-    env.update(CORTEX_DB_KEY=CORTEX_SECRET, CORTEX_API_KEY=CORTEX_SECRET, EVAL_LLM_URL=f"{mock.url}/v1",
-               EVAL_LLM_KEY=LLM_SECRET, MEMEVAL_CACHE_DIR=str(cache))
+    env = run_env(None, key=CORTEX_SECRET, EVAL_LLM_URL=f"{mock.url}/v1", EVAL_LLM_KEY=LLM_SECRET,
+                  MEMEVAL_CACHE_DIR=str(cache))  # memeval starts the fake itself
     args = [*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--enrich-wait", "0", "--llm"]
     proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=90, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
