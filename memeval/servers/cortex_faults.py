@@ -163,8 +163,8 @@ def _reset_rule(raw: Any) -> ResetRule:
 def parse_fail_option(text: str) -> FailRule:
     """``ROUTE:STATUS[:COUNT[:CODE]]`` (command line / ``FAKE_CORTEX_FAIL``). Raises ValueError."""
     parts = text.split(":")
-    if not 2 <= len(parts) <= 4:
-        raise ValueError(f"expected ROUTE:STATUS[:COUNT[:CODE]], got {text!r}")
+    if not 2 <= len(parts) <= 4 or not all(p.isdecimal() for p in parts[1:3]):
+        raise ValueError(f"expected ROUTE:STATUS[:COUNT[:CODE]] with whole numbers, got {text!r}")
     count = int(parts[2]) if len(parts) > 2 else 1
     return FailRule(
         route=parts[0].lstrip("/"), status=int(parts[1]), count=count, error_code=parts[3] if len(parts) > 3 else ""
@@ -174,4 +174,6 @@ def parse_fail_option(text: str) -> FailRule:
 def parse_reset_option(text: str) -> ResetRule:
     """``ROUTE[:COUNT]`` (command line / ``FAKE_CORTEX_RESET``). Raises ValueError."""
     route, _, count = text.partition(":")
+    if count and not count.isdecimal():
+        raise ValueError(f"expected ROUTE[:COUNT] with a whole number, got {text!r}")
     return ResetRule(route=route.lstrip("/"), count=int(count) if count else 1)

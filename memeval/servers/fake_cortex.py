@@ -41,7 +41,7 @@ from memeval.servers.cortex_faults import Faults, parse_fail_option, parse_reset
 from memeval.servers.cortex_routes import CortexApp
 from memeval.servers.cortex_store import Store
 from memeval.servers.hosted import HostedApp
-from memeval.servers.httpjson import JsonHTTPServer, run_in_foreground
+from memeval.servers.httpjson import JsonHTTPServer, option_type, run_in_foreground
 
 NAME = "fake-cortex"
 
@@ -94,14 +94,14 @@ def build_parser(environ: Mapping[str, str], prog: str | None = None) -> argpars
     p.add_argument(
         "--fail",
         action="append",
-        type=parse_fail_option,
+        type=option_type(parse_fail_option),
         metavar="ROUTE:STATUS[:COUNT[:CODE]]",
         help="fail the next COUNT requests under ROUTE; repeatable ($FAKE_CORTEX_FAIL, ';'-separated)",
     )
     p.add_argument(
         "--reset",
         action="append",
-        type=parse_reset_option,
+        type=option_type(parse_reset_option),
         metavar="ROUTE[:COUNT]",
         help="close the connection of the next COUNT requests under ROUTE ($FAKE_CORTEX_RESET)",
     )

@@ -1,5 +1,5 @@
 """Shared plumbing of the loopback servers: one JSON request/reply cycle on ThreadingHTTPServer,
-and :func:`run_in_foreground`, the body of each server's ``main()``.
+and the pieces of each server's ``main()``: :func:`option_type` and :func:`run_in_foreground`.
 
 A server is driven by an *app*: any object with ``handle(call) -> Reply | None``. ``None``
 means "reset the connection": the socket is closed with no response at all (``SO_LINGER`` 0,
@@ -9,6 +9,7 @@ An app may also have ``close()``; :meth:`JsonHTTPServer.server_close` calls it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import signal
 import socket
@@ -19,8 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
+
+T = TypeVar("T")
 
 
 class HttpError(Exception):
@@ -161,6 +164,19 @@ class _Stop(Exception):
 
 def _raise_stop(signum: int, frame: FrameType | None) -> None:
     raise _Stop
+
+
+def option_type(parse: Callable[[str], T]) -> Callable[[str], T]:
+    """``parse`` as an argparse ``type``: the user sees its ValueError message rather than
+    argparse's ``invalid <function name> value``."""
+
+    def convert(text: str) -> T:
+        try:
+            return parse(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    return convert
 
 
 def run_in_foreground(name: str, host: str, port: int, make: Callable[[], JsonHTTPServer]) -> int:

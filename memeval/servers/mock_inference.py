@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memeval.servers import mock_models as models
-from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, run_in_foreground
+from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, option_type, run_in_foreground
 
 NAME = "mock-inference"
 MODEL_ROUTES = ("chat", "embeddings")
@@ -122,8 +122,8 @@ def _rule(raw: Any) -> dict[str, Any]:
 def parse_fail_option(text: str) -> dict[str, Any]:
     """``STATUS[:COUNT[:ROUTE]]`` from the command line. Raises ValueError."""
     parts = text.split(":")
-    if not 1 <= len(parts) <= 3:
-        raise ValueError(f"expected STATUS[:COUNT[:ROUTE]], got {text!r}")
+    if not 1 <= len(parts) <= 3 or not all(p.isdecimal() for p in parts[:2]):
+        raise ValueError(f"expected STATUS[:COUNT[:ROUTE]] with whole numbers, got {text!r}")
     rule: dict[str, Any] = {"status": int(parts[0]), "count": int(parts[1]) if len(parts) > 1 else 1}
     if len(parts) > 2:
         rule["route"] = parts[2]
@@ -279,7 +279,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument(
         "--fail",
         action="append",
-        type=parse_fail_option,
+        type=option_type(parse_fail_option),
         default=[],
         metavar="STATUS[:COUNT[:ROUTE]]",
         help="fail the next COUNT calls of ROUTE (chat|embeddings, default chat); repeatable",

@@ -36,3 +36,20 @@ def test_an_unusable_state_file_is_a_usage_error(tmp_path: Path, content: str | 
     error = capsys.readouterr().err
     assert error.startswith("fake-cortex: ") and str(data) in error and "state file" in error
     assert "listen" not in error
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "expected"),
+    [
+        (fake_cortex.main, ["--fail", "v1/recall"], "argument --fail: expected ROUTE:STATUS[:COUNT[:CODE]]"),
+        (fake_cortex.main, ["--reset", "v1/events:x"], "argument --reset: expected ROUTE[:COUNT]"),
+        (mock_inference.main, ["--fail", "chat"], "argument --fail: expected STATUS[:COUNT[:ROUTE]]"),
+    ],
+)
+def test_a_malformed_fault_option_says_what_it_expects(
+    main: Callable[[list[str]], int], argv: list[str], expected: str, capsys
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert expected in capsys.readouterr().err
