@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,59 +19,29 @@ from memeval.engines.cortex import CortexEngine, create
 from memeval.engines.cortex_layout import tenant_root
 from memeval.engines.server import free_port
 from memeval.errors import EngineError, UsageError
-from memeval.run.waits import drain, settle
-from memeval.servers.launch import RunningServer, start_server
-
-KEY = "sk-planted-CORTEX-6f1d2c9b8a7e"
-FAST = ["--index-delay", "0.05", "--enrich-delay", "0.005", "--pack-ttl", "5"]
-QUICK = {"retry_base_s": 0.01}
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": KEY}) as running:
-        yield running
+from memeval.run.waits import drain
+from memeval.servers.launch import RunningServer
+from tests.engines.conftest import CORTEX_KEY, QUICK, fake_cortex, turn, write_all
 
 
 @pytest.fixture(scope="module")
 def bitemporal_off() -> Iterator[RunningServer]:
-    env = {"CORTEX_API_KEY": KEY, "CORTEX_BITEMPORAL_MODE": "off", "CORTEX_ENTITY_GRAPH": "0"}
-    with start_server("fake_cortex", FAST, env=env) as running:
-        yield running
+    yield from fake_cortex([], {"CORTEX_API_KEY": CORTEX_KEY, "CORTEX_BITEMPORAL_MODE": "off",
+                                "CORTEX_ENTITY_GRAPH": "0"})
 
 
-def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = KEY, **settings: Any) -> CortexEngine:
+def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = CORTEX_KEY,
+            **settings: Any) -> CortexEngine:
     monkeypatch.setenv("CORTEX_DB_KEY", key)
     return create({"url": server.url, **QUICK, **settings})
 
 
 @pytest.fixture
-def engine(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
-    eng = connect(server, monkeypatch)
+def engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    eng = connect(cortex, monkeypatch)
     yield eng
     eng.close()
-    server.faults(clear=True)
-
-
-@pytest.fixture
-def tenant() -> str:
-    return f"eval-{uuid.uuid4().hex[:8]}-office-acme"
-
-
-
-def turn(tenant: str, text: str, agent: str = "support", index: int = 0, **extra: Any) -> MemoryItem:
-    at = f"2026-09-01T{9 + index // 60:02d}:{index % 60:02d}:00Z"
-    return MemoryItem(tenant, f"agent:{agent}", "turn", text, role="user", thread="move", turn=index, agent=agent,
-                      at=at, **extra)
-
-
-def write_all(engine: CortexEngine, items: list[MemoryItem]) -> None:
-    for item in items:
-        engine.write(item)
-    written: dict[str, set[str]] = {}
-    for item in items:
-        written.setdefault(item.tenant, set()).add(item.id)
-    settle(engine, written, timeout_s=5, poll_s=0.05)
+    cortex.faults(clear=True)
 
 
 def listing(engine: CortexEngine, tenant: str, limit: int = 100) -> list[MemoryItem]:
@@ -124,23 +93,23 @@ def test_recall_reads_every_scope_a_prefix_node_selects(engine: CortexEngine, te
     assert [h.item.agent for h in newest] == ["coder"]
 
 
-def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, server: RunningServer, tenant: str) -> None:
+def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
     write_all(engine, [turn(tenant, "We moved to 40 Canal Road.")])
-    server.faults(fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
+    cortex.faults(fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
     assert "40 Canal Road" in engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
-    assert server.faults()["fail"] == []
-    server.faults(expire_packs=True)
+    assert cortex.faults()["fail"] == []
+    cortex.faults(expire_packs=True)
     with pytest.raises(EngineError, match=r"v1/answer: 404 NOT_FOUND .*gone 3 rounds"):
         engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
 
 
 def test_forget_cascades_to_derived_facts_and_works_without_receipts(
-        engine: CortexEngine, server: RunningServer, monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
+        engine: CortexEngine, cortex: RunningServer, monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
     alice, bob = turn(tenant, "Alice moved to Berlin.", index=1), turn(tenant, "Bob works at Acme.", index=2)
     write_all(engine, [alice, bob])
     assert drain(engine, 5, 0.02)["drained"]
     assert {f.object for f in engine.inspect(tenant).facts} == {"Berlin", "Acme"}
-    other = connect(server, monkeypatch)  # knows no receipts: finds the event by its tm:i: label
+    other = connect(cortex, monkeypatch)  # knows no receipts: finds the event by its tm:i: label
     assert other.forget(tenant, (alice.id,)) == 1
     other.close()
     assert {f.object for f in engine.inspect(tenant).facts} == {"Acme"}
@@ -149,58 +118,58 @@ def test_forget_cascades_to_derived_facts_and_works_without_receipts(
     assert engine.forget(tenant, (bob.id,)) == 1 and listing(engine, tenant) == []
 
 
-def test_erase_leaves_the_tenant_empty(engine: CortexEngine, server: RunningServer, tenant: str) -> None:
+def test_erase_leaves_the_tenant_empty(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
     write_all(engine, [turn(tenant, "One."), turn(tenant, "Two.", agent="coder"),
                        MemoryItem(tenant, "learnings", "learning", "Three.")])
     engine.erase(tenant)
     assert listing(engine, tenant) == []
-    reply = httpx.get(f"{server.url}/v1/scopes/list", params={"prefix": tenant_root(tenant), "limit": 1000},
-                      headers={"Authorization": f"Bearer {KEY}"})
+    reply = httpx.get(f"{cortex.url}/v1/scopes/list", params={"prefix": tenant_root(tenant), "limit": 1000},
+                      headers={"Authorization": f"Bearer {CORTEX_KEY}"})
     assert reply.json()["items"] == []
 
 
-def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, server: RunningServer, tenant: str,
+def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, cortex: RunningServer, tenant: str,
                                                  caplog: pytest.LogCaptureFixture) -> None:
-    server.faults(fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
+    cortex.faults(fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
     start = time.monotonic()
     assert engine.list(tenant).items == ()
     assert time.monotonic() - start >= 0.9
     assert "429 RATE_LIMITED" in caplog.text and "retry 2" in caplog.text
 
 
-def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEngine, server: RunningServer,
+def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEngine, cortex: RunningServer,
                                                                tenant: str) -> None:
-    server.faults(fail=[{"route": "v1/recall", "status": 500, "count": 10}])
+    cortex.faults(fail=[{"route": "v1/recall", "status": 500, "count": 10}])
     with pytest.raises(EngineError) as caught:
         engine.recall(RecallRequest(tenant, ("learnings",), "anything", 5))
     reason = str(caught.value)
     assert reason == "cortex POST v1/recall: 500 INTERNAL (injected fault) after 3 attempts"
     assert "\n" not in reason
-    assert server.faults()["fail"][0]["count"] == 7
+    assert cortex.faults()["fail"][0]["count"] == 7
 
 
-def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexEngine, server: RunningServer,
+def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexEngine, cortex: RunningServer,
                                                                   tenant: str) -> None:
-    server.faults(fail=[{"route": "v1/experience", "status": 503, "count": 4,
+    cortex.faults(fail=[{"route": "v1/experience", "status": 503, "count": 4,
                           "error_code": "AUTHORIZATION_STATE_CHANGED"}])
     assert engine.write(turn(tenant, "Written on the fifth attempt.")).replayed is False
-    server.faults(fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
+    cortex.faults(fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
     with pytest.raises(EngineError, match=r"v1/experience: 403 POLICY_DENIED .*unauthorized \(check CORTEX_DB_KEY\)"):
         engine.write(turn(tenant, "Refused."))
 
 
-def test_connection_resets_are_retried_for_reads_and_idempotent_writes(engine: CortexEngine, server: RunningServer,
+def test_connection_resets_are_retried_for_reads_and_idempotent_writes(engine: CortexEngine, cortex: RunningServer,
                                                                         tenant: str) -> None:
-    server.faults(reset=[{"route": "v1/experience", "count": 1}, {"route": "v1/events", "count": 1}])
+    cortex.faults(reset=[{"route": "v1/experience", "count": 1}, {"route": "v1/events", "count": 1}])
     item = turn(tenant, "Survives a reset.")
     engine.write(item)
     write_all(engine, [item])
     assert listing(engine, tenant) == [item]
-    assert server.faults()["reset"] == []
+    assert cortex.faults()["reset"] == []
 
 
 def test_a_refused_connection_is_one_engine_error_after_retries(monkeypatch: pytest.MonkeyPatch, tenant: str) -> None:
-    monkeypatch.setenv("CORTEX_DB_KEY", KEY)
+    monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
     engine = create({"url": f"http://127.0.0.1:{free_port()}", **QUICK})
     with pytest.raises(EngineError, match=r"^cortex GET v1/auth/whoami: ConnectError: .* after 3 attempts$"):
         engine.list(tenant)
@@ -240,25 +209,25 @@ def test_info_reports_server_version_capabilities_and_flags(bitemporal_off: Runn
     engine.close()
 
 
-def test_the_key_never_appears_in_errors_logs_or_reprs(server: RunningServer, monkeypatch: pytest.MonkeyPatch,
+def test_the_key_never_appears_in_errors_logs_or_reprs(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch,
                                                        tenant: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     wrong = "sk-planted-WRONG-0c4e5d1f"
     texts = []
-    for key in (KEY, wrong):
-        engine = connect(server, monkeypatch, key)
-        texts += [repr(engine), repr(engine.http), str(engine.info().to_json() if key == KEY else "")]
-        server.faults(clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
+    for key in (CORTEX_KEY, wrong):
+        engine = connect(cortex, monkeypatch, key)
+        texts += [repr(engine), repr(engine.http), str(engine.info().to_json() if key == CORTEX_KEY else "")]
+        cortex.faults(clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
         for action in (lambda: engine.recall(RecallRequest(tenant, ("learnings",), "x", 1)),
                        lambda: engine.list(tenant)):
             with pytest.raises(EngineError) as caught:
                 action()
             texts.append(str(caught.value))
         engine.close()
-    server.faults(clear=True)
+    cortex.faults(clear=True)
     assert any("unauthorized (check CORTEX_DB_KEY)" in t for t in texts)
     for text in texts + [caplog.text]:
-        assert KEY not in text and wrong not in text
+        assert CORTEX_KEY not in text and wrong not in text
 
 
 def test_settings_are_checked_at_creation(monkeypatch: pytest.MonkeyPatch) -> None:

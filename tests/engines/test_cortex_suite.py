@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +16,12 @@ from click.testing import CliRunner
 
 from memeval.cli import cli
 from memeval.engines.cortex_layout import tenant_root
-from memeval.servers.launch import RunningServer, start_server
+from memeval.servers.launch import RunningServer
 from tests.conftest import FIXTURES, ROOT
+from tests.engines.conftest import CORTEX_KEY, HOSTED_KEY
 
 MINI = os.path.join(FIXTURES, "mini.yaml")
 ENGINES = os.path.join(ROOT, "engines")
-FAST = ["--index-delay", "0.05", "--enrich-delay", "0.005"]
-CORTEX_KEY = "tinymemory-cortex-test"
-HOSTED_KEY = "tiny_live_test"
-
-
-@pytest.fixture(scope="module")
-def cortex() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"CORTEX_API_KEY": CORTEX_KEY}) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def hosted() -> Iterator[RunningServer]:
-    args = [*FAST, "--hosted", "--hosted-rate-limit", "0"]
-    with start_server("fake_cortex", args, env={"TINYHUMANS_API_KEY": HOSTED_KEY}) as running:
-        yield running
 
 
 def run_mini(out: Path, engine: str, *extra: str) -> dict[str, Any]:

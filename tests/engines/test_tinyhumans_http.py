@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -12,43 +11,17 @@ import pytest
 from memeval.engines.base import MemoryItem, RecallRequest
 from memeval.engines.tinyhumans import TinyHumansEngine, create
 from memeval.errors import EngineError, Unsupported, UsageError
-from memeval.run.waits import settle
-from memeval.servers.launch import RunningServer, start_server
-
-KEY = "tiny_live_planted-3b7e91c0d5"
-FAST = ["--hosted", "--hosted-rate-limit", "0", "--index-delay", "0.05", "--enrich-delay", "0.005"]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RunningServer]:
-    with start_server("fake_cortex", FAST, env={"TINYHUMANS_API_KEY": KEY}) as running:
-        yield running
+from memeval.servers.launch import RunningServer
+from tests.engines.conftest import HOSTED_KEY, QUICK, turn, write_all
 
 
 @pytest.fixture
-def engine(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[TinyHumansEngine]:
-    monkeypatch.setenv("TINYHUMANS_API_KEY", KEY)
-    eng = create({"url": server.url, "retry_base_s": 0.01})
+def engine(hosted: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[TinyHumansEngine]:
+    monkeypatch.setenv("TINYHUMANS_API_KEY", HOSTED_KEY)
+    eng = create({"url": hosted.url, **QUICK})
     yield eng
     eng.close()
-    server.faults(clear=True)
-
-
-@pytest.fixture
-def tenant() -> str:
-    return f"eval-{uuid.uuid4().hex[:8]}-office-acme"
-
-
-
-def turn(tenant: str, text: str, agent: str = "support", index: int = 0) -> MemoryItem:
-    return MemoryItem(tenant, f"agent:{agent}", "turn", text, thread="move", turn=index, agent=agent,
-                      at=f"2026-09-01T09:{index:02d}:00Z")
-
-
-def write_all(engine: TinyHumansEngine, items: list[MemoryItem]) -> None:
-    for item in items:
-        engine.write(item)
-    settle(engine, {items[0].tenant: {i.id for i in items}}, timeout_s=5, poll_s=0.05)
+    hosted.faults(clear=True)
 
 
 def test_a_missing_key_is_refused_at_creation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -76,19 +49,19 @@ def test_round_trip_through_the_envelope(engine: TinyHumansEngine, tenant: str) 
     assert engine.list(tenant).items == ()
 
 
-def test_failures_inside_and_outside_the_envelope(engine: TinyHumansEngine, server: RunningServer, tenant: str,
+def test_failures_inside_and_outside_the_envelope(engine: TinyHumansEngine, hosted: RunningServer, tenant: str,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
-    server.faults(fail=[{"route": "memory/recall", "status": 429, "count": 1, "retry_after": 1}])
+    hosted.faults(fail=[{"route": "memory/recall", "status": 429, "count": 1, "retry_after": 1}])
     start = time.monotonic()
     assert engine.recall(RecallRequest(tenant, ("learnings",), "anything", 3)) == []
     assert time.monotonic() - start >= 0.9 and "429 rate_limit_error" in caplog.text
-    server.faults(fail=[{"route": "memory/recall", "status": 402, "error_code": "USER_INSUFFICIENT_CREDITS"}])
+    hosted.faults(fail=[{"route": "memory/recall", "status": 402, "error_code": "USER_INSUFFICIENT_CREDITS"}])
     with pytest.raises(EngineError, match=r"^tinyhumans POST memory/recall: 402 USER_INSUFFICIENT_CREDITS"):
         engine.recall(RecallRequest(tenant, ("learnings",), "anything", 3))
     with pytest.raises(EngineError, match=r"400 BAD_REQUEST") as caught:
         engine.write(MemoryItem(tenant, "learnings", "learning", "x" * (1 << 20 + 1)))
-    assert KEY not in str(caught.value) + caplog.text
+    assert HOSTED_KEY not in str(caught.value) + caplog.text
 
 
 def test_only_hosted_capabilities_are_declared(engine: TinyHumansEngine, tenant: str) -> None:
