@@ -27,7 +27,7 @@ def create_engine(adapter: str, settings: Mapping[str, Any]) -> Engine:
 
     Raises:
         UsageError: no adapter of that name is installed, or its module cannot be imported
-            (the message names the extra to install).
+            (the message carries the import error, e.g. the missing module).
     """
     found = adapters()
     if adapter not in found:
