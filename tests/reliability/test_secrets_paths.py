@@ -11,8 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memeval.cli import main
 from memeval.servers.launch import RunningServer, start_server
+from tests.conftest import cli
 from tests.reliability.support import FAKE_DEF, MEMEVAL, THREE, run_args, run_env
 
 CORTEX_SECRET = "sk-planted-cortex-7f3a9c1e5b"
@@ -82,9 +82,7 @@ def test_a_label_cannot_name_a_folder_outside_runs(label: str, tmp_path: Path, m
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     for extra in ([], ["--out", str(tmp_path / "given")]):
-        with pytest.raises(SystemExit) as exit_:
-            main(["run", THREE, "--label", label, *extra])
-        assert exit_.value.code == 2
+        assert cli(["run", THREE, "--label", label, *extra]) == 2
         err = capsys.readouterr().err
         assert err.startswith(f"error: --label {label!r}: use letters, digits") and err.count("\n") == 1
     assert os.listdir(tmp_path) == []  # nothing was created, under runs/ or elsewhere
