@@ -46,12 +46,6 @@ class Injected:
     error_code: str
     retry_after: float | None = None
 
-    def headers(self) -> dict[str, str]:
-        """``Retry-After`` (whole seconds, at least 1) when the fault carries one."""
-        if self.retry_after is None:
-            return {}
-        return {"Retry-After": str(max(1, round(self.retry_after)))}
-
 
 RESET = "reset"
 

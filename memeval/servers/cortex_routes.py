@@ -20,7 +20,7 @@ from memeval.servers.cortex_config import VERSION
 from memeval.servers.cortex_core import Core
 from memeval.servers.cortex_enrich import EnrichmentWorker
 from memeval.servers.cortex_faults import CONTROL_PATH, RESET, Injected
-from memeval.servers.httpjson import Call, HttpError, Reply
+from memeval.servers.httpjson import Call, HttpError, Reply, retry_after
 
 Route = Callable[[Core, Call], Reply]
 PUBLIC = frozenset({"v1/admin/health", "v1/admin/ready"})
@@ -140,7 +140,7 @@ class CortexApp:
             return None
         if isinstance(injected, Injected):
             body = {"error_code": injected.error_code, "message": "injected fault"}
-            return Reply(injected.status, body, injected.headers())
+            return Reply(injected.status, body, retry_after(injected.retry_after))
         try:
             if call.path not in PUBLIC:
                 check_bearer(call, self.core.config.api_key)

@@ -40,7 +40,7 @@ from memeval.servers.cortex_core import Core
 from memeval.servers.cortex_faults import RESET, Injected
 from memeval.servers.cortex_routes import CortexApp, check_bearer
 from memeval.servers.cortex_store import within
-from memeval.servers.httpjson import Call, HttpError, Reply
+from memeval.servers.httpjson import Call, HttpError, Reply, retry_after
 
 ANSWER_KEYS = frozenset(
     {
@@ -78,9 +78,8 @@ def _relay(err: HttpError) -> tuple[int, str]:
     return 502, "UPSTREAM_UNAVAILABLE"
 
 
-def _rate_limited(message: str, retry_after: float) -> Reply:
-    body = {"error": {"message": message, "type": "rate_limit_error"}}
-    return Reply(429, body, {"Retry-After": str(max(1, round(retry_after)))})
+def _rate_limited(message: str, wait: float) -> Reply:
+    return Reply(429, {"error": {"message": message, "type": "rate_limit_error"}}, retry_after(wait))
 
 
 class _Limiter:
@@ -121,7 +120,7 @@ class HostedApp(CortexApp):
         if isinstance(injected, Injected):
             if injected.status == 429:
                 return _rate_limited("injected rate limit", injected.retry_after or 1)
-            return Reply(injected.status, _failure("injected fault", injected.error_code), injected.headers())
+            return Reply(injected.status, _failure("injected fault", injected.error_code), retry_after(injected.retry_after))
         try:
             try:
                 check_bearer(call, self.core.config.hosted_api_key)

@@ -75,6 +75,11 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+def retry_after(seconds: float | None) -> dict[str, str]:
+    """A ``Retry-After`` header in whole seconds, at least 1; no header for None."""
+    return {} if seconds is None else {"Retry-After": str(max(1, round(seconds)))}
+
+
 class App(Protocol):
     """What a :class:`JsonHTTPServer` serves."""
 

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memeval.servers import mock_models as models
-from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, option_type, run_in_foreground
+from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, option_type, retry_after, run_in_foreground
 
 NAME = "mock-inference"
 MODEL_ROUTES = ("chat", "embeddings")
@@ -176,9 +176,7 @@ class MockInferenceApp:
             time.sleep(self.faults.latency)
         fault = self.faults.take(name)
         if fault is not None:
-            retry = fault["retry_after"]
-            headers = {} if retry is None else {"Retry-After": str(max(1, round(retry)))}
-            return Reply(fault["status"], error_body(fault["status"]), headers)
+            return Reply(fault["status"], error_body(fault["status"]), retry_after(fault["retry_after"]))
         try:
             body = call.json_object()
             return Reply(200, self._chat(body) if name == "chat" else embeddings(body))
