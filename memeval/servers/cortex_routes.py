@@ -128,19 +128,24 @@ class CortexApp:
         self._worker.start()
 
     def handle(self, call: Call) -> Reply | None:
-        """Answer one request (None = reset the connection)."""
+        """Answer one request (None = reset the connection): the control route, else an
+        injected fault, else :meth:`serve`."""
         if call.path == CONTROL_PATH:
             return self._control(call)
-        return self.serve(call)
-
-    def serve(self, call: Call) -> Reply | None:
-        """Answer a request of the direct API."""
         injected = self.core.faults.intercept(call.path)
         if injected == RESET:
             return None
         if isinstance(injected, Injected):
-            body = {"error_code": injected.error_code, "message": "injected fault"}
-            return Reply(injected.status, body, retry_after(injected.retry_after))
+            return self.injected_reply(injected)
+        return self.serve(call)
+
+    def injected_reply(self, injected: Injected) -> Reply:
+        """An injected fault in the direct API's error shape."""
+        body = {"error_code": injected.error_code, "message": "injected fault"}
+        return Reply(injected.status, body, retry_after(injected.retry_after))
+
+    def serve(self, call: Call) -> Reply:
+        """Answer a request of the direct API."""
         try:
             if call.path not in PUBLIC:
                 check_bearer(call, self.core.config.api_key)

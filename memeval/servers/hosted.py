@@ -37,7 +37,7 @@ from memeval.servers import cortex_forget as forgetting
 from memeval.servers import cortex_ops as ops
 from memeval.servers import cortex_recall as recalling
 from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_faults import RESET, Injected
+from memeval.servers.cortex_faults import Injected
 from memeval.servers.cortex_routes import CortexApp, check_bearer
 from memeval.servers.cortex_store import within
 from memeval.servers.httpjson import Call, HttpError, Reply, retry_after
@@ -112,15 +112,14 @@ class HostedApp(CortexApp):
         self.root = f"org:{core.config.tenant}"
         self._limiter = _Limiter(core.config.hosted_rate_limit)
 
-    def serve(self, call: Call) -> Reply | None:
+    def injected_reply(self, injected: Injected) -> Reply:
+        """An injected fault: a 429 outside the envelope, anything else as a failure."""
+        if injected.status == 429:
+            return _rate_limited("injected rate limit", injected.retry_after or 1)
+        return Reply(injected.status, _failure("injected fault", injected.error_code), retry_after(injected.retry_after))
+
+    def serve(self, call: Call) -> Reply:
         """Answer a request of the hosted API."""
-        injected = self.core.faults.intercept(call.path)
-        if injected == RESET:
-            return None
-        if isinstance(injected, Injected):
-            if injected.status == 429:
-                return _rate_limited("injected rate limit", injected.retry_after or 1)
-            return Reply(injected.status, _failure("injected fault", injected.error_code), retry_after(injected.retry_after))
         try:
             try:
                 check_bearer(call, self.core.config.hosted_api_key)
