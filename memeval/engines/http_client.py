@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -33,6 +32,7 @@ import httpx
 
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
+from memeval.secrets import is_secret_name
 
 log = logging.getLogger("memeval.engines.http")
 
@@ -66,14 +66,13 @@ class Secret:
     __str__ = __repr__
 
 
-SECRET_NAME = re.compile(r"(?i)(^|_)(key|token|secret|password)$")
 
 
 def masked(values: Mapping[str, Any], key: Secret) -> dict[str, str]:
     """``values`` as strings, fit for run.json: the value of every secret-looking name (``…_KEY``,
     ``…_TOKEN``, ``…_SECRET``, ``…_PASSWORD``) shown as ``***``, and ``key`` masked wherever else
     it appears. For what a server reports about itself (its flags), which may hold credentials."""
-    return {str(k): "***" if str(v) and SECRET_NAME.search(str(k)) else key.scrub(str(v)) for k, v in values.items()}
+    return {str(k): "***" if str(v) and is_secret_name(str(k)) else key.scrub(str(v)) for k, v in values.items()}
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from typing import Any
 from collections.abc import Mapping
 
 from memeval.engines.definition import EngineDef, load_engine_def, resolve_engine
-from memeval.engines.http_client import SECRET_NAME
 from memeval.errors import SpecError, SpecIssue, UsageError
+from memeval.secrets import is_secret_name
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.model import Suite
 from memeval.spec.validate import schema_issues
@@ -276,7 +276,7 @@ def _profile(p: dict[str, Any], i: int, folder: str, config_env: str | None, fou
 
 def is_secret(name: str) -> bool:
     """Whether a variable name looks like it holds a secret (``…_KEY``, ``…_TOKEN``, …)."""
-    return bool(SECRET_NAME.search(name))
+    return is_secret_name(name)
 
 
 def _check_env(env: dict[str, Any], where: Path, found: _Issues) -> None:
