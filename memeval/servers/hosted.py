@@ -127,7 +127,8 @@ class HostedApp(CortexApp):
                 raise HostedError(401, "UNAUTHORIZED", err.message) from None
             wait = self._limiter.retry_after()
             if wait is not None:
-                return _rate_limited("rate limit exceeded: 300 requests per minute", wait)
+                limit = self.core.config.hosted_rate_limit
+                return _rate_limited(f"rate limit exceeded: {limit} requests per minute", wait)
             route = _ROUTES.get((call.method, call.path))
             if route is None:
                 raise HostedError(404, "NOT_FOUND", f"no route /{call.path}")
