@@ -120,9 +120,10 @@ class Hit:
 
 @dataclass(frozen=True)
 class BuildReceipt:
-    """The outcome of a belief build: how many beliefs were built, and the engine's status."""
+    """The outcome of a belief build: how many beliefs were built (None when the engine did not
+    say, e.g. a queued build), and the engine's status."""
 
-    built: int
+    built: int | None
     outcome: str = "done"  # done | started | scheduled | skipped
 
 

@@ -170,11 +170,13 @@ class CortexEngine:
     def build_beliefs(self, tenant: str) -> BuildReceipt:
         """``v1/beliefs/build`` once per scope of the tenant (never resent after an unknown outcome)."""
         scopes = self._scopes(tenant)
-        built, queued = 0, False
+        counts: list[int | None] = []
+        queued = False
         for scope in scopes:
             body = self._call("POST", "v1/beliefs/build", json={"scope": scope}, retry=Retry.ONCE)
-            built += int(body.get("built") or 0)
+            counts.append(int(body["built"]) if body.get("built") is not None else None)
             queued = queued or ("built" not in body and any(k in body for k in ("job_id", "build_id", "id")))
+        built = None if None in counts else sum(counts)  # a scope that gave no count makes the total unknown
         return BuildReceipt(built, "skipped" if not scopes else "scheduled" if queued else "done")
 
     def inspect(self, tenant: str) -> Derived:

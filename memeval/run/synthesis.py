@@ -19,16 +19,16 @@ def synthesise(run: "ScenarioRun") -> None:
     record["enrichment"] = _enrichment(run)
     start = time.perf_counter()
     outcomes: Counter[str] = Counter()
-    built = 0
+    counts: list[int | None] = []
     if "beliefs" in run.caps:
         for ns in run.state.namespaces.values():
             receipt = run.engine.build_beliefs(ns)
             outcomes[receipt.outcome] += 1
-            built += receipt.built
+            counts.append(receipt.built)
     ms = (time.perf_counter() - start) * 1000
     run.timings.add("synthesis (all builds)", ms)
-    record.update(outcomes=dict(outcomes), built=built if "beliefs" in run.caps else None,
-                  ms=round(ms, 3))
+    built = None if not counts or None in counts else sum(counts)  # unknown when any build gave no count
+    record.update(outcomes=dict(outcomes), built=built, ms=round(ms, 3))
     if "inspect" in run.caps:
         record["derived"], run.state.derived = _inspect(run)
 
