@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_ops import parse_int, require_scope
+from memeval.servers.cortex_ops import page_size, require_scope
 from memeval.servers.cortex_store import Belief, Conflict, Fact, Store, rfc3339_now, within
 from memeval.servers.httpjson import HttpError
 
@@ -104,7 +104,7 @@ def _build_one(store: Store, fact: Fact, mode: str) -> str | None:
 
 
 def _page(records: list[Any], limit: str | None) -> tuple[list[dict[str, Any]], bool]:
-    size = max(1, min(parse_int(limit, 50, "limit"), 1000))
+    size = page_size(limit)
     return [r.wire() for r in records[:size]], len(records) > size
 
 

@@ -74,6 +74,11 @@ def parse_int(raw: str | None, default: int, name: str) -> int:
     return value
 
 
+def page_size(limit: str | None) -> int:
+    """A listing's ``limit`` parameter: default 50, clamped to 1-1000. Raises HttpError 422."""
+    return max(1, min(parse_int(limit, 50, "limit"), 1000))
+
+
 def check_experience(body: Any, where: str = "body") -> dict[str, Any]:
     """Validate one experience body against the closed schema. Raises HttpError 422."""
     if not isinstance(body, dict):
@@ -198,7 +203,7 @@ def wait_indexed(core: Core, event_ids: list[str]) -> None:
 
 def list_events(core: Core, scope: str, limit: str | None, labels: str | None, cursor: str | None) -> dict[str, Any]:
     """``GET v1/events``: newest first, every event twice, ``limit`` counting the copies."""
-    size = max(1, min(parse_int(limit, 50, "limit"), 1000))
+    size = page_size(limit)
     offset = parse_int(cursor, 0, "cursor")
     wanted = {label for label in (labels or "").split(",") if label}
     now = core.now()
@@ -219,7 +224,7 @@ def list_events(core: Core, scope: str, limit: str | None, labels: str | None, c
 
 def list_scopes(core: Core, prefix: str | None, limit: str | None) -> list[str]:
     """Scope paths holding events, sorted, under ``prefix`` (whole segments), at most 1000."""
-    size = max(1, min(parse_int(limit, 50, "limit"), 1000))
+    size = page_size(limit)
     root = (prefix or "").rstrip("/")
     with core.store.lock:
         paths = sorted({e.scope for e in core.store.events.values()})
