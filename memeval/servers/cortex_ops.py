@@ -209,14 +209,15 @@ def list_events(core: Core, scope: str, limit: str | None, labels: str | None, c
     now = core.now()
     with core.store.lock:
         events = [
-            e.wire()
+            e
             for e in reversed(core.store.events.values())
             if e.scope == scope and core.visible(e, now) and (not wanted or wanted.intersection(e.labels))
         ]
-    copies = [e for e in events for _ in range(2)]
+        copies = [e for e in events for _ in range(2)]
+        items = [e.wire() for e in copies[offset : offset + size]]
     has_more = offset + size < len(copies)
     return {
-        "items": copies[offset : offset + size],
+        "items": items,
         "has_more": has_more,
         "next_cursor": str(offset + size) if has_more else None,
     }
