@@ -50,7 +50,7 @@ def build_beliefs(core: Core, scope: str) -> dict[str, Any]:
                 built += 1
         if pending:
             store.charge("belief_building", 50 * len(pending), units=len(pending))
-        store.save()
+            store.save()
     return {
         "built": built,
         "items": [],

@@ -64,12 +64,12 @@ def forget(core: Core, body: dict[str, Any]) -> dict[str, Any]:
         in_scope = {e.id: None for e in store.events.values() if e.scope == scope}
         targets = list(in_scope) if ids is None else [i for i in dict.fromkeys(ids) if i in in_scope]
         deleted = {"events": 0, "facts": 0, "beliefs": 0}
-        if "events" in layers:
+        if "events" in layers and targets:
             deleted["facts"], deleted["beliefs"] = store.remove_derived(targets)
             if cascade == "redact_events":
                 deleted["events"] = store.remove_events(targets, release_keys=ids is not None)
+            store.save()
         store.packs.clear()
-        store.save()
     return {"deleted": deleted, "requested": len(ids) if ids is not None else len(targets), "matched": len(targets)}
 
 

@@ -2,10 +2,13 @@
 
 One re-entrant lock, ``Store.lock``, guards everything; a caller that reads several
 collections for one answer holds it itself. ``Store.cond`` (on the same lock) wakes the
-enrichment worker. With a ``data_file`` the whole state is written as JSON after each
-mutation (:meth:`Store.save`, atomic rename) and read back by :meth:`Store.load`, so a killed
-and restarted server keeps its events, keys, derived layers and enrichment queue. Recall packs
-are not persisted: a restart invalidates them, as a forget does.
+enrichment worker. With a ``data_file`` the whole state is written as JSON after each change
+to events, keys, derived layers, scopes, claims or jobs (:meth:`Store.save`, atomic rename;
+a replayed write, an empty build or a forget matching nothing change none, so write nothing;
+usage charged by recall and answer rides along with the next save) and read back by
+:meth:`Store.load`, so a killed and restarted server keeps its events, keys, derived layers
+and enrichment queue. Recall packs are not persisted: a restart invalidates them, as a forget
+does.
 
 Usage prices are made up (see :data:`FAKE_PRICES`): deterministic numbers so that cost KPIs
 have something to add up, not estimates of any real model's price.
