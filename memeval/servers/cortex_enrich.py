@@ -22,7 +22,8 @@ import re
 import threading
 import time
 
-from memeval.servers.cortex_store import Fact, Store, approx_tokens
+from memeval.servers.cortex_store import Fact, Store
+from memeval.servers.mock_models import approx_tokens
 
 VERBS = ("moved to", "lives in", "works at", "works on", "prefers", "uses", "likes", "is", "are", "was", "were", "has")
 MAX_SUBJECT_WORDS = 6

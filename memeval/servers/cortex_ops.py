@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_store import Event, approx_tokens, rfc3339_now, within
+from memeval.servers.cortex_store import Event, rfc3339_now, within
 from memeval.servers.httpjson import HttpError
+from memeval.servers.mock_models import approx_tokens
 
 SCOPE_TYPES = frozenset(
     {"org", "dept", "team", "app", "user", "agent", "service", "ws", "project", "global", "system", "source"}

@@ -25,8 +25,9 @@ from typing import Any, TypeVar
 
 from memeval.servers.cortex_core import Core
 from memeval.servers.cortex_ops import require_scope
-from memeval.servers.cortex_store import Belief, Fact, Pack, approx_tokens, within
+from memeval.servers.cortex_store import Belief, Fact, Pack, within
 from memeval.servers.httpjson import HttpError
+from memeval.servers.mock_models import approx_tokens
 
 RECALL_KEYS = frozenset({"scope", "query", "budgets", "view", "include", "temporal", "filters"})
 VIEWS = ("granular", "descend", "holistic")

@@ -17,7 +17,6 @@ have something to add up, not estimates of any real model's price.
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 from collections import deque
@@ -40,11 +39,6 @@ FAKE_PRICES: dict[str, tuple[float, float]] = {
 def rfc3339_now() -> str:
     """The current UTC time as ``2026-09-01T09:00:00.123Z``."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def approx_tokens(text: str) -> int:
-    """A deterministic token estimate: one per four characters, at least one."""
-    return max(1, math.ceil(len(text) / 4))
 
 
 def within(scope: str, root: str) -> bool:

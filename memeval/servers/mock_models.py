@@ -11,6 +11,7 @@
   ``yes`` iff the candidate answer holds every content word of the reference answer or of one
   acceptable alternative. Word order, numbers shorter than three digits, outdated values and
   negation are invisible to it, which makes it lenient in known, deterministic ways.
+- :func:`approx_tokens`: the token estimate of the fake usage both loopback servers report.
 """
 
 from __future__ import annotations
