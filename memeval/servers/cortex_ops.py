@@ -159,7 +159,6 @@ def _append_one(core: Core, body: dict[str, Any], digest: str) -> Receipt:
     event_id = store.new_id("evt")
     event = Event(
         id=event_id,
-        seq=store.counters["evt"],
         scope=body["scope"],
         modality=body["modality"],
         content={k: body["content"][k] for k in ("kind", "role", "text")},

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2  # 2: events lost their unread seq, conflicts their always-open status
 
 # role -> (USD per unit of work, USD per token); fake prices, see the module docstring
 FAKE_PRICES: dict[str, tuple[float, float]] = {
@@ -51,7 +51,6 @@ class Event:
     """A stored event. ``visible_at`` is the wall-clock time (epoch s) it becomes readable."""
 
     id: str
-    seq: int
     scope: str
     modality: str
     content: dict[str, Any]
@@ -130,7 +129,7 @@ class Belief:
 
 @dataclass
 class Conflict:
-    """Two or more objects claimed for one subject and predicate."""
+    """Two or more objects claimed for one subject and predicate; always open (nothing resolves it)."""
 
     id: str
     scope: str
@@ -138,13 +137,12 @@ class Conflict:
     predicate: str
     objects: list[str]
     sources: list[str]
-    status: str = "open"
 
     def wire(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "kind": "value_conflict",
-            "status": self.status,
+            "status": "open",
             "scope": self.scope,
             "subject": self.subject,
             "predicate": self.predicate,
