@@ -74,9 +74,7 @@ class Cortex:
         _eventually(lambda: event_id in self.listed_ids(scope))
 
     def faults(self, **body: Any) -> dict[str, Any]:
-        reply = self.http.post("/v1/_fake/faults", json=body)
-        assert reply.status_code == 200, reply.text
-        return reply.json()
+        return self.server.faults(**body)
 
     def close(self) -> None:
         self.http.close()
