@@ -396,17 +396,19 @@ def test_hidden_listings_never_become_visible(cortex: Cortex, scope: str) -> Non
 
 def test_state_survives_a_kill_and_restart_with_a_data_file(tmp_path: Path, scope: str) -> None:
     args = ["--index-delay", "0", "--data", str(tmp_path / "state.json")]
-    first = start_server("fake_cortex", args)
-    client = Cortex(first)
-    event = client.write(scope, "Frank prefers tea.", key="frank-1")
-    client.wait_listed(scope, event)
-    first.kill()
+    with start_server("fake_cortex", args) as first:
+        client = Cortex(first)
+        event = client.write(scope, "Frank prefers tea.", key="frank-1")
+        client.wait_listed(scope, event)
+        client.close()
+        first.kill()
     with start_server("fake_cortex", args) as second:
         again = Cortex(second)
         assert again.listed_ids(scope) == [event, event]
         replay = again.post("/v1/experience", again.body(scope, "Frank prefers tea.", key="frank-1")).json()
         assert replay["event_id"] == event and replay["replayed_from_idempotency"] is True
         assert again.write(scope, "next") == "evt_2"
+        again.close()
 
 
 def test_hosted_mode_wraps_bodies_and_reroots_scopes(hosted: Cortex) -> None:
