@@ -21,6 +21,7 @@ Listings (``GET v1/facts``, ``v1/beliefs``, ``v1/conflicts``) include scopes bel
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from memeval.servers.cortex_core import Core
@@ -103,32 +104,27 @@ def _build_one(store: Store, fact: Fact, mode: str) -> str | None:
     return None
 
 
-def _page(records: list[Any], limit: str | None) -> tuple[list[dict[str, Any]], bool]:
+def _listing(core: Core, layer: Callable[[Store], list[Any]], scope: str | None, limit: str | None) -> dict[str, Any]:
+    """``{items, has_more}``: the first page of ``layer``'s records at or below ``scope``, oldest first."""
+    root = require_scope(scope)
     size = page_size(limit)
-    return [r.wire() for r in records[:size]], len(records) > size
+    with core.store.lock:
+        records = [r for r in layer(core.store) if within(r.scope, root)]
+        return {"items": [r.wire() for r in records[:size]], "has_more": len(records) > size}
 
 
 def list_facts(core: Core, scope: str | None, limit: str | None) -> dict[str, Any]:
     """``GET v1/facts`` -> ``{items, has_more}``, oldest first."""
-    root = require_scope(scope)
-    with core.store.lock:
-        items, more = _page([f for f in core.store.facts if within(f.scope, root)], limit)
-    return {"items": items, "has_more": more}
+    return _listing(core, lambda store: store.facts, scope, limit)
 
 
 def list_beliefs(core: Core, scope: str | None, limit: str | None) -> dict[str, Any]:
     """``GET v1/beliefs`` -> ``{items, has_more}``, oldest first, every stance."""
-    root = require_scope(scope)
-    with core.store.lock:
-        items, more = _page([b for b in core.store.beliefs if within(b.scope, root)], limit)
-    return {"items": items, "has_more": more}
+    return _listing(core, lambda store: store.beliefs, scope, limit)
 
 
 def list_conflicts(core: Core, scope: str | None, limit: str | None) -> dict[str, Any]:
     """``GET v1/conflicts`` -> ``{items, has_more}``. Raises HttpError 503 when bitemporal is off."""
     if core.config.bitemporal_mode == "off":
         raise HttpError(503, "BITEMPORAL_DISABLED", "conflicts need CORTEX_BITEMPORAL_MODE shadow or enforce")
-    root = require_scope(scope)
-    with core.store.lock:
-        items, more = _page([c for c in core.store.conflicts if within(c.scope, root)], limit)
-    return {"items": items, "has_more": more}
+    return _listing(core, lambda store: store.conflicts, scope, limit)
