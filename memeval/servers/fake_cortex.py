@@ -51,7 +51,8 @@ def make_server(host: str = "127.0.0.1", port: int = 0, config: FakeCortexConfig
 
     Call ``serve_forever()`` (in a thread, for in-process use), then ``shutdown()`` and
     ``server_close()``, which stops the worker and writes the state file. Raises ValueError
-    when ``config.data_file`` is not a state file, OSError when the port is taken.
+    when ``config.data_file`` cannot be read or is not a state file, OSError when the port is
+    taken (the worker is stopped by then).
     """
     config = config or FakeCortexConfig()
     core = Core(config, Store.load(config.data_file), Faults(config.faults, config.index_delay))
