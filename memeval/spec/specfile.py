@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memeval.engines.definition import load_engine_def
+from memeval.spec.engine_def import load_engine_def
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
