@@ -135,7 +135,7 @@ def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[st
     inside, issues = [], []
     root = os.path.realpath(base)
     for f in found:
-        show = os.path.normpath(f if os.path.isabs(path) else os.path.relpath(f))
+        show = os.path.normpath(f if os.path.isabs(path) or os.path.isabs(pattern) else os.path.relpath(f))
         if os.path.commonpath([root, os.path.realpath(f)]) != root:
             issues.append(_at_include(path, marks, index, f"{show} is outside the suite's folder {os.path.dirname(path) or '.'} "
                                       "(an include never reads it); move or copy the scenario file into that folder"))
