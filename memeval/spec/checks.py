@@ -230,7 +230,9 @@ def _distinct_tenants(scenarios: list[Located]) -> list[SpecIssue]:
     issues = []
     for loc in scenarios:
         sid = text(loc.data.get("scenario"))
-        for tenant in (tenants_of(loc.data) or []) if sid else []:
+        if sid is None:
+            continue
+        for tenant in tenants_of(loc.data) or []:
             key = tenant_key(sid, tenant).lower()
             owner = owners.setdefault(key, (sid, tenant))
             if owner[0] != sid:

@@ -82,30 +82,36 @@ def load_suite(path: str) -> m.Suite:
     files = [path]
     includes = data.get("include", [])
     for i, pattern in enumerate(includes if isinstance(includes, list) else []):
-        if not isinstance(pattern, str):
-            continue
-        found, problems = _include(path, marks, i, pattern)
-        issues += problems
-        for inc in found:
-            try:
-                inc_data, inc_marks, inc_raw = read_file(inc)
-            except SpecError as err:
-                issues += err.issues
-                continue
-            digest.update(inc_raw)
-            files.append(inc)
-            if not isinstance(inc_data, dict) or "scenario" not in inc_data:
-                # Not a spec: say so without quoting a word of it.
-                issues.append(_at_include(path, marks, i, f"{inc} is not a scenario file (no top-level scenario: key)"))
-                continue
-            issues += schema_issues(inc_data, inc_marks, "scenario", inc)
-            located.append(Located(inc_data, inc, inc_marks, ()))
+        if isinstance(pattern, str):
+            issues += _read_include(path, marks, i, pattern, located, files, digest)
     issues += _semantic_issues(located, data, path, marks)
     if not located and not issues:
         issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include: or scenarios:"))
     if issues:
         raise SpecError(issues)
     return _build_suite(data, located, path, tuple(files), digest.hexdigest())
+
+
+def _read_include(path: str, marks: Marks, index: int, pattern: str, located: list[Located], files: list[str],
+                  digest: Any) -> list[SpecIssue]:
+    """Read the scenario files ``include[index]`` names, appending them to ``located`` and
+    ``files`` and their bytes to ``digest``; returns the issues found."""
+    found, issues = _include(path, marks, index, pattern)
+    for inc in found:
+        try:
+            inc_data, inc_marks, inc_raw = read_file(inc)
+        except SpecError as err:
+            issues += err.issues
+            continue
+        digest.update(inc_raw)
+        files.append(inc)
+        if not isinstance(inc_data, dict) or "scenario" not in inc_data:
+            # Not a spec: say so without quoting a word of it.
+            issues.append(_at_include(path, marks, index, f"{inc} is not a scenario file (no top-level scenario: key)"))
+            continue
+        issues += schema_issues(inc_data, inc_marks, "scenario", inc)
+        located.append(Located(inc_data, inc, inc_marks, ()))
+    return issues
 
 
 def _semantic_issues(located: list[Located], data: dict[str, Any], path: str, marks: Marks) -> list[SpecIssue]:
