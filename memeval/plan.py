@@ -8,9 +8,8 @@ synthesise → probe again (phase synthesis) → forget everything written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-
 from memeval.spec.model import Defaults, Scenario, Suite
+from memeval.spec.times import instant
 
 PHASES = ("recall", "synthesis")
 
@@ -30,9 +29,7 @@ class Step:
 
 def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:
     """RFC 3339 UTC time ``day`` days and ``seconds`` after ``epoch``."""
-    base = datetime.fromisoformat(epoch.replace("Z", "+00:00"))
-    when = base + timedelta(days=day, seconds=seconds)
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return instant(epoch, day, seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def turn_time(defaults: Defaults, day: int, turn: int) -> str:

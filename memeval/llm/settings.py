@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from memeval.errors import UsageError
 from memeval.suggest import did_you_mean
@@ -43,7 +44,8 @@ JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
 LOCAL_KEY = "memeval-local-no-key"
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _PROMPTS = resources.files("memeval.llm").joinpath("prompts")
-_JINJA = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+# A prompt template is data a suite names: it renders sandboxed and, having no loader, includes nothing.
+_JINJA = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
 @dataclass(frozen=True)

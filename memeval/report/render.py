@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from memeval.report.view import build_view
 
@@ -16,7 +17,9 @@ def environment(templates: str | None = None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("memeval.report", "templates")]
     if templates:
         loaders.insert(0, jinja2.FileSystemLoader(templates))
-    return jinja2.Environment(
+    # Sandboxed: a --templates folder is not trusted to reach Python; FileSystemLoader keeps its
+    # includes inside that folder.
+    return ImmutableSandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),

@@ -23,6 +23,7 @@ from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import synthesise
 from memeval.run.waits import settle
 from memeval.score.probe import unscored
+from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
 from memeval.script import play_exchange
 
@@ -48,7 +49,7 @@ class ScenarioState:
 
 def namespace(run_id: str, scenario: str, tenant: str) -> str:
     """The engine tenant for one scenario tenant: unique per run, readable."""
-    return f"eval-{run_id}-{scenario.replace('_', '-')}-{tenant}"
+    return f"eval-{run_id}-{tenant_key(scenario, tenant)}"
 
 
 class ScenarioRun:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from memeval.engines.definition import resolve_engine
+from memeval.spec.engine_def import resolve_engine
 from memeval.engines.server import engine_server
 from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
 from memeval.llm.answer import answer_record, summary_lines

@@ -1,10 +1,16 @@
 """Semantic checks the schema cannot express: unique ids, references that resolve, defaults
-that are ambiguous. Each check returns located issues; nothing is raised here."""
+that are ambiguous, ids that would share an engine tenant. Each check returns located issues;
+nothing is raised here.
+
+The checks run on raw data that may also break the schema (so a wrong agent name is reported in
+the same round as a type error elsewhere): they look only at values of the right type and skip
+the rest, which the schema already reports.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
@@ -26,30 +32,63 @@ class Located:
         return SpecIssue(self.file, line, col, render_path(self.base + path), message)
 
 
+def items(data: dict[str, Any], section: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(index, record) for the mappings listed under ``section`` (anything else is skipped)."""
+    records = data.get(section)
+    for i, rec in enumerate(records if isinstance(records, list) else []):
+        if isinstance(rec, dict):
+            yield i, rec
+
+
+def text(value: Any) -> str | None:
+    """``value`` when it is a string, else None."""
+    return value if isinstance(value, str) else None
+
+
+def whole(value: Any) -> int | None:
+    """``value`` when it is a whole number (not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float when it is a number (not a bool), else None."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def tenants_of(scn: dict[str, Any]) -> list[str] | None:
+    """The scenario's tenants (default ``main``), or None when ``tenants:`` is malformed."""
+    tenants = scn.get("tenants", ["main"])
+    if not isinstance(tenants, list) or not tenants or not all(isinstance(t, str) for t in tenants):
+        return None
+    return tenants
+
+
 def default_tenant(scn: dict[str, Any]) -> str | None:
     """The tenant a record without one belongs to: the only tenant, else None (ambiguous)."""
-    tenants = scn.get("tenants") or ["main"]
+    tenants = tenants_of(scn) or []
     return tenants[0] if len(tenants) == 1 else None
 
 
 def check_scenario(loc: Located) -> list[SpecIssue]:
-    """Every semantic problem of one schema-valid scenario."""
+    """Every semantic problem of one scenario (values of the wrong type are skipped)."""
     scn = loc.data
     issues: list[SpecIssue] = []
     for section in ("agents", "documents", "learnings", "threads", "probes"):
         issues += _unique_ids(loc, section)
-    tenants = scn.get("tenants") or ["main"]
-    for section in ("agents", "documents", "learnings"):
-        for i, rec in enumerate(scn.get(section, [])):
-            issues += _tenant_ref(loc, (section, i), rec.get("tenant"), tenants)
-    agents = {a["id"]: a.get("tenant") or default_tenant(scn) for a in scn.get("agents", [])}
-    threads = {t["id"]: t for t in scn.get("threads", [])}
-    for i, thread in enumerate(scn.get("threads", [])):
-        issues += _ref(loc, ("threads", i, "agent"), thread["agent"], agents, "agent")
-    writable = {r["id"] for s in ("documents", "learnings", "threads") for r in scn.get(s, [])}
-    for i, ref in enumerate(scn.get("forget", [])):
+    tenants = tenants_of(scn)
+    if tenants is not None:
+        for section in ("agents", "documents", "learnings"):
+            for i, rec in items(scn, section):
+                issues += _tenant_ref(loc, (section, i), rec.get("tenant"), tenants)
+    agents = {a["id"]: text(a.get("tenant")) or default_tenant(scn) for _, a in items(scn, "agents") if text(a.get("id"))}
+    threads = {t["id"]: t for _, t in items(scn, "threads") if text(t.get("id"))}
+    for i, thread in items(scn, "threads"):
+        issues += _ref(loc, ("threads", i, "agent"), thread.get("agent"), agents, "agent")
+    writable = {r["id"] for s in ("documents", "learnings", "threads") for _, r in items(scn, s) if text(r.get("id"))}
+    forget = scn.get("forget")
+    for i, ref in enumerate(forget if isinstance(forget, list) else []):
         issues += _ref(loc, ("forget", i), ref, writable, "document, learning or thread")
-    for i, probe in enumerate(scn.get("probes", [])):
+    for i, probe in items(scn, "probes"):
         issues += _check_probe(loc, ("probes", i), probe, agents, threads, tenants)
     return issues
 
@@ -57,23 +96,25 @@ def check_scenario(loc: Located) -> list[SpecIssue]:
 def _unique_ids(loc: Located, section: str) -> list[SpecIssue]:
     seen: dict[str, int] = {}
     issues = []
-    for i, rec in enumerate(loc.data.get(section, [])):
-        rid = rec["id"]
+    for i, rec in items(loc.data, section):
+        rid = text(rec.get("id"))
+        if rid is None:
+            continue
         if rid in seen:
             issues.append(loc.issue((section, i, "id"), f"duplicate id {rid!r} (also {section}[{seen[rid]}])"))
         seen.setdefault(rid, i)
     return issues
 
 
-def _ref(loc: Located, path: Path, value: str, known: Iterable[str], what: str) -> list[SpecIssue]:
+def _ref(loc: Located, path: Path, value: Any, known: Iterable[str], what: str) -> list[SpecIssue]:
     known = list(known)
-    if value in known:
+    if not isinstance(value, str) or value in known:
         return []
     listing = ", ".join(sorted(known)) or "none defined"
     return [loc.issue(path, f"unknown {what} {value!r}{did_you_mean(value, known)}; defined: {listing}")]
 
 
-def _tenant_ref(loc: Located, path: Path, tenant: str | None, tenants: list[str]) -> list[SpecIssue]:
+def _tenant_ref(loc: Located, path: Path, tenant: Any, tenants: list[str]) -> list[SpecIssue]:
     if tenant is None:
         if len(tenants) > 1:
             return [loc.issue(path, f"needs a tenant: the scenario has several; add tenant: with one of {', '.join(tenants)}")]
@@ -82,11 +123,11 @@ def _tenant_ref(loc: Located, path: Path, tenant: str | None, tenants: list[str]
 
 
 def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[str, str | None],
-                 threads: dict[str, dict[str, Any]], tenants: list[str]) -> list[SpecIssue]:
-    issues = _ref(loc, path + ("agent",), probe["agent"], agents, "agent")
-    if "tenant" in probe:
+                 threads: dict[str, dict[str, Any]], tenants: list[str] | None) -> list[SpecIssue]:
+    issues = _ref(loc, path + ("agent",), probe.get("agent"), agents, "agent")
+    if "tenant" in probe and tenants is not None:
         issues += _ref(loc, path + ("tenant",), probe["tenant"], tenants, "tenant")
-    route = probe["route"]
+    route = probe.get("route")
     if route in ("continue", "compact") and "thread" not in probe:
         issues.append(loc.issue(path, f"route {route!r} needs a thread", key=True))
     if route in ("ask", "brief") and "thread" in probe:
@@ -96,7 +137,7 @@ def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[s
         issues += _ref(loc, path + ("thread",), probe["thread"], threads, "thread")
     if route == "compact" and "dropped" not in probe:
         issues.append(loc.issue(path, "route 'compact' needs dropped: [first, last] turn indices", key=True))
-    if route != "compact" and "dropped" in probe:
+    if route in ("ask", "continue", "resume", "brief") and "dropped" in probe:
         issues.append(loc.issue(path + ("dropped",), "only route 'compact' takes dropped turns", key=True))
     if route in ("ask", "continue") and "focus" in probe:
         issues.append(loc.issue(path + ("focus",), f"route {route!r} ranks for the question; focus is for resume, brief and compact", key=True))
@@ -106,11 +147,13 @@ def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[s
 
 
 def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], threads: dict[str, dict[str, Any]]) -> list[SpecIssue]:
-    dropped, thread = probe.get("dropped"), threads.get(probe.get("thread", ""))
-    if not dropped or thread is None:
+    dropped, thread = probe.get("dropped"), threads.get(text(probe.get("thread")) or "")
+    if not isinstance(dropped, list) or len(dropped) != 2 or thread is None or not isinstance(thread.get("exchanges"), list):
+        return []
+    first, last = (whole(d) for d in dropped)
+    if first is None or last is None:
         return []
     last_turn = 2 * len(thread["exchanges"]) - 1
-    first, last = dropped
     if first > last:
         return [loc.issue(path + ("dropped",), f"dropped [{first}, {last}] is backwards: write [first, last]")]
     if last > last_turn:
@@ -119,8 +162,9 @@ def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], threads: dic
 
 
 def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list[SpecIssue]:
-    if probe.get("abstain"):
-        if "leaks" in probe.get("groups", []):
+    if probe.get("abstain") is True:
+        groups = probe.get("groups")
+        if isinstance(groups, list) and "leaks" in groups:
             return [loc.issue(path + ("groups",), "an abstention probe cannot feed leaks (its forbid lists invented answers); "
                               "use a probe with expect and forbid for a leak check")]
         if "expect" in probe:
@@ -128,6 +172,8 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
         if "forbid" not in probe:
             return [loc.issue(path, "an abstention probe needs forbid: the invented answers that must not appear", key=True)]
         return []
+    if "abstain" in probe and not isinstance(probe["abstain"], bool):
+        return []  # the schema reports the value; whether expect is needed is unknown
     if "expect" not in probe:
         return [loc.issue(path, "missing expect: a scored probe must say what the pack must hold (or set abstain: true)", key=True)]
     if ("stale" in probe or "accept" in probe) and not probe.get("expect"):
@@ -135,13 +181,62 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
     return []
 
 
-def check_suite_ids(scenarios: list[Located]) -> list[SpecIssue]:
-    """Scenario ids must be unique across the whole suite."""
+def check_suite(scenarios: list[Located]) -> list[SpecIssue]:
+    """Suite-wide rules: scenario ids unique, probe ids unique across every scenario and file,
+    and no two (scenario, tenant) pairs mapping to one engine tenant (see :func:`tenant_key`)."""
+    return _unique_scenarios(scenarios) + _unique_probes(scenarios) + _distinct_tenants(scenarios)
+
+
+def _unique_scenarios(scenarios: list[Located]) -> list[SpecIssue]:
     seen: dict[str, str] = {}
     issues = []
     for loc in scenarios:
-        sid = loc.data["scenario"]
+        sid = text(loc.data.get("scenario"))
+        if sid is None:
+            continue
         if sid in seen:
             issues.append(loc.issue(("scenario",), f"duplicate scenario id {sid!r} (also in {seen[sid]})"))
         seen.setdefault(sid, loc.file)
+    return issues
+
+
+def _unique_probes(scenarios: list[Located]) -> list[SpecIssue]:
+    first: dict[str, tuple[Located, int]] = {}
+    issues = []
+    for loc in scenarios:
+        for i, probe in items(loc.data, "probes"):
+            pid = text(probe.get("id"))
+            if pid is None:
+                continue
+            # Within one scenario _unique_ids says it; a repeated scenario id is reported as that.
+            if pid in first and first[pid][0].data.get("scenario") != loc.data.get("scenario"):
+                other, j = first[pid]
+                line = other.marks.at(other.base + ("probes", j))[0]
+                issues.append(loc.issue(("probes", i, "id"), f"duplicate probe id {pid!r} (also scenario "
+                                        f"{other.data.get('scenario')!r} at {other.file}:{line}); probe ids are unique across the suite"))
+            first.setdefault(pid, (loc, i))
+    return issues
+
+
+def tenant_key(scenario: str, tenant: str) -> str:
+    """The part of an engine tenant name that comes from the spec: ``<scenario>-<tenant>``
+    with ``_`` written ``-`` (engines accept fewer characters than ids do)."""
+    return f"{scenario.replace('_', '-')}-{tenant}"
+
+
+def _distinct_tenants(scenarios: list[Located]) -> list[SpecIssue]:
+    # Compared without case too: an engine may fold case in tenant names.
+    owners: dict[str, tuple[str, str]] = {}
+    issues = []
+    for loc in scenarios:
+        sid = text(loc.data.get("scenario"))
+        if sid is None:
+            continue
+        for tenant in tenants_of(loc.data) or []:
+            key = tenant_key(sid, tenant).lower()
+            owner = owners.setdefault(key, (sid, tenant))
+            if owner[0] != sid:
+                issues.append(loc.issue(("scenario",), f"scenario {sid!r} tenant {tenant!r} and scenario {owner[0]!r} tenant "
+                                        f"{owner[1]!r} would share one engine tenant ({tenant_key(sid, tenant)!r}); "
+                                        "rename one scenario (ids may not differ only in '_' and '-' or in case)"))
     return issues

@@ -1,7 +1,9 @@
 """Load a suite (or a single scenario file) into a validated, frozen :class:`Suite`.
 
 Nothing touches an engine before this succeeds: every problem in every file is collected and
-raised together as one :class:`SpecError`.
+raised together as one :class:`SpecError`. A spec file must be a regular file of at most
+:data:`~memeval.spec.yamlload.MAX_BYTES` bytes; ``include:`` names ``.yaml`` files inside the
+suite file's folder (nothing outside it is read, so no other file's content reaches a message).
 """
 
 from __future__ import annotations
@@ -9,22 +11,45 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
-from pathlib import Path as FsPath
+import stat
 from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
-from memeval.spec.checks import Located, check_scenario, check_suite_ids, default_tenant
+from memeval.spec.checks import Located, check_scenario, check_suite, default_tenant, items
+from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
-from memeval.spec.yamlload import Marks, YamlProblem, problem_issue, read_yaml
+from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
+
+
+def read_spec_bytes(path: str) -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most :data:`MAX_BYTES` bytes
+    (a FIFO, a device such as ``/dev/zero`` or a folder is refused without reading from it).
+
+    Raises:
+        SpecError: one issue saying why the file cannot be used.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
+    except OSError as err:
+        raise SpecError([SpecIssue(path, 0, 0, "", f"cannot read: {err.strerror or err}")]) from None
+    try:
+        mode, size = os.fstat(fd).st_mode, os.fstat(fd).st_size
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+            raise SpecError([SpecIssue(path, 0, 0, "", f"cannot read: it is {kind}, not a regular file; a spec is a YAML file")])
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_BYTES:
+        raise SpecError([SpecIssue(path, 1, 1, "", f"file is {max(size, len(raw))} bytes; specs are limited to {MAX_BYTES} bytes")])
+    return raw
 
 
 def read_file(path: str) -> tuple[Any, Marks, bytes]:
     """Read and parse one YAML file. Raises SpecError (one issue) when it cannot be read."""
-    try:
-        raw = FsPath(path).read_bytes()
-    except OSError as err:
-        raise SpecError([SpecIssue(path, 0, 0, "", f"cannot read: {err.strerror or err}")]) from None
+    raw = read_spec_bytes(path)
     try:
         data, marks = read_yaml(raw)
     except YamlProblem as problem:
@@ -34,6 +59,9 @@ def read_file(path: str) -> tuple[Any, Marks, bytes]:
 
 def load_suite(path: str) -> m.Suite:
     """Load a suite file, or a scenario file as a suite of one.
+
+    Schema and semantic checks run in one round: the semantic checks see every scenario, also
+    one that breaks the schema, and skip only the values of the wrong type.
 
     Raises:
         SpecError: with every issue found in the suite and the files it includes.
@@ -46,34 +74,17 @@ def load_suite(path: str) -> m.Suite:
     issues = schema_issues(data, marks, "scenario" if as_scenario else "suite", path)
     if not isinstance(data, dict):
         raise SpecError(issues)
-    suite_ok = not issues
     if as_scenario:
-        located = [Located(data, path, marks, ())] if suite_ok else []
+        located = [Located(data, path, marks, ())]
         data = {"suite": data["scenario"], "scenarios": [data]}
     else:
-        located = [Located(s, path, marks, ("scenarios", i)) for i, s in enumerate(data.get("scenarios", []))] if suite_ok else []
+        located = [Located(s, path, marks, ("scenarios", i)) for i, s in items(data, "scenarios")]
     files = [path]
     includes = data.get("include", [])
     for i, pattern in enumerate(includes if isinstance(includes, list) else []):
-        if not isinstance(pattern, str):
-            continue
-        found, problems = _include(path, marks, i, pattern)
-        issues += problems
-        for inc in found:
-            try:
-                inc_data, inc_marks, inc_raw = read_file(inc)
-            except SpecError as err:
-                issues += err.issues
-                continue
-            digest.update(inc_raw)
-            files.append(inc)
-            problems = schema_issues(inc_data, inc_marks, "scenario", inc)
-            issues += problems
-            if not problems:
-                located.append(Located(inc_data, inc, inc_marks, ()))
-    for loc in located:
-        issues += check_scenario(loc)
-    issues += check_suite_ids(located)
+        if isinstance(pattern, str):
+            issues += _read_include(path, marks, i, pattern, located, files, digest)
+    issues += _semantic_issues(located, data, path, marks)
     if not located and not issues:
         issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include: or scenarios:"))
     if issues:
@@ -81,15 +92,64 @@ def load_suite(path: str) -> m.Suite:
     return _build_suite(data, located, path, tuple(files), digest.hexdigest())
 
 
+def _read_include(path: str, marks: Marks, index: int, pattern: str, located: list[Located], files: list[str],
+                  digest: Any) -> list[SpecIssue]:
+    """Read the scenario files ``include[index]`` names, appending them to ``located`` and
+    ``files`` and their bytes to ``digest``; returns the issues found."""
+    found, issues = _include(path, marks, index, pattern)
+    for inc in found:
+        try:
+            inc_data, inc_marks, inc_raw = read_file(inc)
+        except SpecError as err:
+            issues += err.issues
+            continue
+        digest.update(inc_raw)
+        files.append(inc)
+        if not isinstance(inc_data, dict) or "scenario" not in inc_data:
+            # Not a spec: say so without quoting a word of it.
+            issues.append(_at_include(path, marks, index, f"{inc} is not a scenario file (no top-level scenario: key)"))
+            continue
+        issues += schema_issues(inc_data, inc_marks, "scenario", inc)
+        located.append(Located(inc_data, inc, inc_marks, ()))
+    return issues
+
+
+def _semantic_issues(located: list[Located], data: dict[str, Any], path: str, marks: Marks) -> list[SpecIssue]:
+    """Every scenario's semantic issues, the suite-wide ones and the timeline's."""
+    defaults = data.get("defaults")
+    found = [issue for loc in located for issue in check_scenario(loc) + timeline_issues(loc, defaults)]
+    found += check_suite(located)
+    epoch = epoch_issue(defaults, path, marks.at(("defaults", "epoch")))
+    return found + ([epoch] if epoch else [])
+
+
+def _at_include(path: str, marks: Marks, index: int, message: str) -> SpecIssue:
+    line, col = marks.at(("include", index))
+    return SpecIssue(path, line, col, f"include[{index}]", message)
+
+
 def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[str], list[SpecIssue]]:
+    """The files ``include[index]`` names, as the loader will show them; an include must name
+    ``.yaml`` files inside the suite file's folder (symbolic links resolved)."""
     base = os.path.dirname(os.path.abspath(path))
     full = os.path.join(base, pattern)
-    found = sorted(glob.glob(full)) if glob.has_magic(pattern) else ([full] if os.path.exists(full) else [])
-    if found:
-        rel = [os.path.relpath(f) if not os.path.isabs(path) else f for f in found]
-        return rel, []
-    line, col = marks.at(("include", index))
-    return [], [SpecIssue(path, line, col, f"include[{index}]", f"{pattern!r} matches no file (relative to {os.path.relpath(base)})")]
+    found = sorted(glob.glob(full)) if glob.has_magic(pattern) else ([full] if os.path.lexists(full) else [])
+    shown = os.path.normpath(os.path.join(os.path.dirname(path), pattern))
+    if not found:
+        return [], [_at_include(path, marks, index, f"{pattern!r} matches no file: looked for {shown} "
+                                "(include paths are relative to the suite file)")]
+    inside, issues = [], []
+    root = os.path.realpath(base)
+    for f in found:
+        show = os.path.normpath(f if os.path.isabs(path) or os.path.isabs(pattern) else os.path.relpath(f))
+        if os.path.commonpath([root, os.path.realpath(f)]) != root:
+            issues.append(_at_include(path, marks, index, f"{show} is outside the suite's folder {os.path.dirname(path) or '.'} "
+                                      "(an include never reads it); move or copy the scenario file into that folder"))
+        elif not f.endswith((".yaml", ".yml")):
+            issues.append(_at_include(path, marks, index, f"{show} is not a .yaml file; include scenario files only"))
+        else:
+            inside.append(show)
+    return inside, issues
 
 
 def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str) -> m.Suite:
@@ -133,9 +193,9 @@ def _build_scenario(loc: Located, match: str) -> m.Scenario:
         for t in scn.get("threads", [])
     )
     probes = tuple(_probe(loc, i, p, agent_tenant, match) for i, p in enumerate(scn["probes"]))
-    line = loc.marks.at(loc.base)[0]
+    line, column = loc.marks.at(loc.base)
     return m.Scenario(scn["scenario"], scn["about"], tuple(scn.get("tenants") or ["main"]), agents, docs,
-                      learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line))
+                      learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line, column, render_path(loc.base)))
 
 
 def _exchange(raw: dict[str, Any]) -> m.Exchange:
@@ -145,12 +205,12 @@ def _exchange(raw: dict[str, Any]) -> m.Exchange:
 
 def _probe(loc: Located, index: int, p: dict[str, Any], agent_tenant: dict[str, str], match: str) -> m.Probe:
     accept = tuple((a,) if isinstance(a, str) else tuple(a) for a in p.get("accept", []))
-    line = loc.marks.at(loc.base + ("probes", index))[0]
+    line, column = loc.marks.at(loc.base + ("probes", index))
     return m.Probe(
         id=p["id"], route=p["route"], agent=p["agent"], tenant=p.get("tenant") or agent_tenant[p["agent"]],
         question=p["question"], style=p["style"], expect=tuple(p.get("expect", [])), accept=accept,
         stale=tuple(p.get("stale", [])), forbid=tuple(p.get("forbid", [])), abstain=p.get("abstain", False),
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
-        match=p.get("match", match), origin=m.Origin(loc.file, line),
+        match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
     )

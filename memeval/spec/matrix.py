@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from memeval.engines.definition import EngineDef, load_engine_def, resolve_engine
+from memeval.engines.definition import EngineDef
 from memeval.errors import SpecError, SpecIssue, UsageError
 from memeval.secrets import is_secret_name
+from memeval.spec.engine_def import load_engine_def, resolve_engine
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.model import Suite
 from memeval.spec.validate import schema_issues

@@ -8,10 +8,13 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a value was written: file and 1-based line."""
+    """Where a value was written: file, 1-based line and column, and its JSON path in the file
+    (``probes[2]``); only file and line are shown."""
 
     file: str
     line: int
+    column: int = 0
+    path: str = ""
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from memeval.engines.definition import load_engine_def
+import os
+from dataclasses import dataclass
+
 from memeval.errors import SpecError, SpecIssue
+from memeval.spec.engine_def import load_engine_def
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
+from memeval.spec.model import Suite
+
+NOT_A_SPEC = "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A spec file that loaded: a short description, and the suite when it was one."""
+
+    summary: str
+    suite: Suite | None = None
 
 
 def load_any(path: str) -> str:
@@ -13,14 +27,42 @@ def load_any(path: str) -> str:
 
     Returns a short description of what was loaded. Raises SpecError with every issue.
     """
+    return load_spec(path).summary
+
+
+def load_spec(path: str) -> Loaded:
+    """Like :func:`load_any`, keeping the loaded suite (for checks that need the typed value)."""
     data, _, _ = read_file(path)
     if isinstance(data, dict) and "engine" in data and "adapter" in data:
-        return f"engine {load_engine_def(path).name}"
+        return Loaded(f"engine {load_engine_def(path).name}")
     if isinstance(data, dict) and "matrix" in data:
         matrix = load_matrix(path)
-        return f"matrix {matrix.name}, {len(matrix.profiles)} profiles"
+        return Loaded(f"matrix {matrix.name}, {_count(len(matrix.profiles), 'profile')}")
     if isinstance(data, dict) and ("suite" in data or "scenario" in data):
         suite = load_suite(path)
         probes = sum(len(s.probes) for s in suite.scenarios)
-        return f"suite {suite.name}: {len(suite.scenarios)} scenarios, {probes} probes"
-    raise SpecError([SpecIssue(path, 1, 1, "", "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key")])
+        return Loaded(f"suite {suite.name}: {_count(len(suite.scenarios), 'scenario')}, {_count(probes, 'probe')}", suite)
+    raise SpecError([SpecIssue(path, 1, 1, "", NOT_A_SPEC)])
+
+
+def is_spec(path: str) -> bool:
+    """Whether ``path`` reads as YAML that declares a spec kind (False for other YAML, such as a
+    compose file; True for a file that cannot be read, so that its problem is reported)."""
+    try:
+        data, _, _ = read_file(path)
+    except SpecError:
+        return True
+    return isinstance(data, dict) and bool({"suite", "scenario", "engine", "matrix"} & set(data))
+
+
+def spec_files(folder: str) -> list[str]:
+    """The ``.yaml``/``.yml`` files under ``folder``, in sorted order (hidden folders skipped)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".yaml", ".yml"))]
+    return found
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -103,6 +103,8 @@ def _message(error: ValidationError) -> str:
         if value.startswith("^[A-Za-z0-9]"):
             return f"{inst!r} is not a valid id: use letters, digits, '_' and '-', starting with a letter or digit"
         return f"{inst!r} does not have the expected form ({value})"
+    if kind in ("minItems", "maxItems") and list(error.absolute_path)[-1:] == ["dropped"]:
+        return f"takes a [first, last] pair of turn indices, e.g. [0, 3]; got {len(inst)} item(s)"
     if kind == "minItems":
         return "must not be empty" if value == 1 else f"needs at least {value} items"
     if kind == "maxItems":

@@ -2,8 +2,9 @@
 
 :func:`read_yaml` composes the document with PyYAML's safe loader and builds plain Python data
 itself, so that it can (a) record the line and column of every mapping key and value, (b) reject
-duplicate keys, tags, oversized files, deep nesting and alias bombs with a located message, and
-(c) never construct anything but str, int, float, bool, None, list and dict. Dates stay text
+duplicate keys, tags, oversized files, deep nesting, alias bombs, non-finite numbers (``.nan``,
+``.inf``) and text that is not Unicode (lone surrogates) with a located message, and (c) never
+construct anything but str, int, float (finite), bool, None, list and dict. Dates stay text
 (``2026-09-01`` is the string it looks like): a spec has no timestamp type.
 
 Hostile input is bounded while it is *scanned*, not only once it is built: the scanner refuses
@@ -13,6 +14,7 @@ composer recursive) and the composer stops after :data:`MAX_NODES` nodes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +120,17 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+def _check_text(text: str, node: yaml.Node, path: Path) -> None:
+    """Refuse text that is not Unicode (a lone surrogate from an escape such as ``"\\ud800"``):
+    it would load, then fail the first time a report or the engine encodes it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        bad = f"U+{ord(text[err.start]):04X}"
+        raise YamlProblem(*_mark(node), f"text holds {bad}, half of a surrogate pair and not a character; "
+                          "remove the escape or write the character itself", path) from None
+
+
 class _Builder:
     def __init__(self, loader: yaml.SafeLoader):
         self.loader = loader
@@ -156,6 +169,11 @@ class _Builder:
             raise YamlProblem(*_mark(node), f"{node.value[:40]!r} cannot be read as {kind}; quote it if it is text", path) from None
         if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
             raise YamlProblem(*_mark(node), f"number too large (more than {MAX_INT_BITS} bits); quote it if it is text", path)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise YamlProblem(*_mark(node), f"{node.value!r} is not a finite number; write a number such as 60, "
+                              "or quote it if it is text", path)
+        if isinstance(value, str):
+            _check_text(value, node, path)
         return value
 
     def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
@@ -174,6 +192,7 @@ class _Builder:
                 raise _tag_problem(key_node, path)
             # A key is its text: `yes:` is the key 'yes', `1:` the key '1', never True or 1.
             key = key_node.value
+            _check_text(key, key_node, path)
             if key in out:
                 first = self.marks.keys[path + (key,)]
                 raise YamlProblem(*_mark(key_node), f"duplicate key {key!r} (first at line {first[0]})", path + (key,))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memeval.engines.definition import resolve_engine
+from memeval.spec.engine_def import resolve_engine
 from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
 from memeval.spec.load import load_suite
