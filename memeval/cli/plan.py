@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from memeval.errors import Outcome
 from memeval.plan import plan_suite, render_plan
 from memeval.spec.load import load_suite
 
@@ -11,7 +12,7 @@ from memeval.spec.load import load_suite
 @click.command("plan")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--only", default="", help="Comma-separated scenario ids.")
-def command(file: str, only: str) -> int:
+def command(file: str, only: str) -> Outcome:
     """Print the expanded steps per scenario (write, settle, probe, synthesise, probe again, forget)."""
     suite = load_suite(file)
     chosen = tuple(s for s in only.split(",") if s)
@@ -19,4 +20,4 @@ def command(file: str, only: str) -> int:
 
     check_only(suite, chosen)
     click.echo(render_plan(suite, plan_suite(suite, chosen)), nl=False)
-    return 0
+    return Outcome.OK

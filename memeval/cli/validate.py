@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
-from memeval.errors import SpecError
+from memeval.errors import Outcome, SpecError, SpecIssue
 from memeval.spec.specfile import load_any
 
 
 @click.command("validate")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-def command(files: tuple[str, ...]) -> int:
+def command(files: tuple[str, ...]) -> Outcome:
     """Validate suites, scenarios, engine definitions and matrices; exit 2 on any error."""
-    issues = []
+    issues: list[SpecIssue] = []
     for path in files:
         try:
             what = load_any(path)
@@ -22,4 +22,4 @@ def command(files: tuple[str, ...]) -> int:
         click.echo(f"{path}: ok ({what})")
     if issues:
         raise SpecError(issues)
-    return 0
+    return Outcome.OK

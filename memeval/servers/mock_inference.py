@@ -19,7 +19,8 @@ token. Test control routes (no auth):
 - ``POST /_mock/faults`` ``{"clear": true, "fail": [{"status": 429, "count": 2, "route":
   "chat", "retry_after": 1}], "latency": 0.2}``: the next ``count`` calls of ``route``
   (``chat`` or ``embeddings``) fail with an OpenAI-style error body; ``latency`` seconds are
-  added to every model call. Answers the current state, as does ``GET /_mock/faults``.
+  added to every model call. Both apply to requests that arrive after the change: a call is
+  given its latency and its fault (if any) when it arrives, before it sleeps. Answers the current state, as does ``GET /_mock/faults``.
 - ``GET /_mock/stats`` -> ``{"calls": {"chat": n, "embeddings": n, "models": n, "health": n}}``
   (every request received, failed ones included); ``DELETE /_mock/stats`` zeroes it.
 
@@ -172,9 +173,12 @@ class MockInferenceApp:
     def _model_call(self, name: str, call: Call) -> Reply:
         if call.method != "POST":
             return Reply(405, error_body(405, f"{call.method} is not allowed"))
-        if self.faults.latency:
-            time.sleep(self.faults.latency)
-        fault = self.faults.take(name)
+        # Latency and fault are both decided as the request arrives: a request still sleeping
+        # when a client clears the faults and sets new ones must not use up a fault meant for
+        # requests sent after it.
+        latency, fault = self.faults.latency, self.faults.take(name)
+        if latency:
+            time.sleep(latency)
         if fault is not None:
             return Reply(fault["status"], error_body(fault["status"]), retry_after(fault["retry_after"]))
         try:

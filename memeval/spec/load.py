@@ -86,10 +86,14 @@ def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[st
     full = os.path.join(base, pattern)
     found = sorted(glob.glob(full)) if glob.has_magic(pattern) else ([full] if os.path.exists(full) else [])
     if found:
-        rel = [os.path.relpath(f) if not os.path.isabs(path) else f for f in found]
-        return rel, []
+        return [_shown(f, path) for f in found], []
     line, col = marks.at(("include", index))
-    return [], [SpecIssue(path, line, col, f"include[{index}]", f"{pattern!r} matches no file (relative to {os.path.relpath(base)})")]
+    return [], [SpecIssue(path, line, col, f"include[{index}]", f"{pattern!r} matches no file (searched {_shown(full, path)})")]
+
+
+def _shown(found: str, path: str) -> str:
+    """``found`` spelled as ``path`` is: relative to the working directory unless ``path`` is absolute."""
+    return found if os.path.isabs(path) else os.path.relpath(found)
 
 
 def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str) -> m.Suite:

@@ -6,6 +6,7 @@ from memeval.engines.definition import load_engine_def
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
+from memeval.suggest import counted
 
 
 def load_any(path: str) -> str:
@@ -18,9 +19,9 @@ def load_any(path: str) -> str:
         return f"engine {load_engine_def(path).name}"
     if isinstance(data, dict) and "matrix" in data:
         matrix = load_matrix(path)
-        return f"matrix {matrix.name}, {len(matrix.profiles)} profiles"
+        return f"matrix {matrix.name}, {counted(len(matrix.profiles), 'profile')}"
     if isinstance(data, dict) and ("suite" in data or "scenario" in data):
         suite = load_suite(path)
         probes = sum(len(s.probes) for s in suite.scenarios)
-        return f"suite {suite.name}: {len(suite.scenarios)} scenarios, {probes} probes"
+        return f"suite {suite.name}: {counted(len(suite.scenarios), 'scenario')}, {counted(probes, 'probe')}"
     raise SpecError([SpecIssue(path, 1, 1, "", "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key")])

@@ -126,14 +126,14 @@ def test_validate_prints_every_issue_and_exits_2(capsys: pytest.CaptureFixture[s
 def test_validate_reports_good_files_and_still_fails_on_a_bad_one(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_validate(capsys, "tests/spec/broken/valid-x-keys.yaml", "tests/spec/broken/enum-route.yaml")
     assert code == 2
-    assert out == "tests/spec/broken/valid-x-keys.yaml: ok (suite notes-allowed: 1 scenarios, 1 probes)\n"
+    assert out == "tests/spec/broken/valid-x-keys.yaml: ok (suite notes-allowed: 1 scenario, 1 probe)\n"
     assert err.splitlines() == header(BROKEN / "enum-route.yaml")[1] + ["1 error(s); nothing was run."]
 
 
 def test_validate_on_a_valid_file_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_validate(capsys, "tests/fixtures/mini.yaml")
     assert (code, err) == (0, "")
-    assert out == "tests/fixtures/mini.yaml: ok (suite mini: 1 scenarios, 8 probes)\n"
+    assert out == "tests/fixtures/mini.yaml: ok (suite mini: 1 scenario, 8 probes)\n"
 
 
 def test_console_entry_point_exits_2_without_a_traceback() -> None:
