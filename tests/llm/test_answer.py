@@ -10,6 +10,8 @@ import pytest
 from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines, targets
 from tests.llm.conftest import Mock
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 def _by_id(record: dict[str, Any], phase: str = "synthesis") -> dict[str, dict[str, Any]]:
     return {p["id"]: p for p in record["probes"] if p["phase"] == phase}

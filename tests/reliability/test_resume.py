@@ -15,6 +15,8 @@ from tests.reliability.support import (finished, journal, memeval_resume, memeva
                                        record, run_env, run_id_of, run_scopes, scopes, start_fake, start_run,
                                        wait_for)
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[RunningServer]:

@@ -18,6 +18,8 @@ import pytest
 from memeval.servers.launch import RunningServer, start_server
 from memeval.servers.mock_models import schema_instance
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 PACK = """## Brain
 - [2026-09-01 09:00] user: The staging database runs Postgres 16.
 - [2026-09-02 10:30] assistant: Deploys happen every Friday afternoon.
