@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import struct
 import sys
 import threading
@@ -42,7 +43,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from memeval.servers import mock_models as models
-from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, option_type, retry_after, run_in_foreground
+from memeval.servers.httpjson import (Call, HttpError, JsonHTTPServer, Reply, option_type, port, retry_after,
+                                      run_in_foreground, seconds)
 
 NAME = "mock-inference"
 MODEL_ROUTES = ("chat", "embeddings")
@@ -79,7 +81,7 @@ class MockFaults:
             raise ValueError("fault keys are clear, fail and latency")
         rules = [_rule(r) for r in body.get("fail", [])]
         latency = body.get("latency", 0.0 if body.get("clear") else self.latency)
-        if not isinstance(latency, int | float) or latency < 0:
+        if not isinstance(latency, int | float) or not math.isfinite(latency) or latency < 0:
             raise ValueError("latency must be a non-negative number")
         with self._lock:
             if body.get("clear"):
@@ -115,7 +117,7 @@ def _rule(raw: Any) -> dict[str, Any]:
     if route not in MODEL_ROUTES or not isinstance(count, int) or count < 1:
         raise ValueError(f"route must be one of {', '.join(MODEL_ROUTES)} and count a positive integer")
     retry = raw.get("retry_after", 1 if raw["status"] == 429 else None)
-    if retry is not None and (not isinstance(retry, int | float) or retry < 0):
+    if retry is not None and (not isinstance(retry, int | float) or not math.isfinite(retry) or retry < 0):
         raise ValueError("retry_after must be a non-negative number of seconds")
     return {"status": raw["status"], "count": count, "route": route, "retry_after": retry}
 
@@ -276,8 +278,8 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the server in the foreground until SIGTERM/SIGINT; 0, or 3 when it cannot bind."""
     parser = argparse.ArgumentParser(prog=prog, description="Mock OpenAI-compatible inference server.")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every model call")
+    parser.add_argument("--port", type=port, default=0, help="port to bind; 0 picks a free one (default)")
+    parser.add_argument("--latency", type=seconds, default=0.0, help="seconds added to every model call")
     parser.add_argument(
         "--fail",
         action="append",

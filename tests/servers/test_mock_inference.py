@@ -165,6 +165,9 @@ def test_latency_knob_delays_model_calls(http: httpx.Client) -> None:
     assert http.post("/_mock/faults", json={"latency": 0.2}).json() == {"fail": [], "latency": 0.2}
     assert _chat(http, [{"role": "user", "content": "hi"}]).elapsed.total_seconds() >= 0.2
     assert http.post("/_mock/faults", json={"latency": -1}).status_code == 400
+    for number in ("NaN", "Infinity"):  # JSON as Python writes it: refused, not slept on
+        body = '{"latency": %s}' % number
+        assert http.post("/_mock/faults", content=body, headers={"content-type": "application/json"}).status_code == 400
 
 
 def test_a_fault_set_while_a_call_sleeps_is_left_for_the_next_call(mock: RunningServer, http: httpx.Client) -> None:
