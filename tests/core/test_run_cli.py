@@ -150,6 +150,13 @@ def test_json_onto_a_file_that_is_not_this_runs_record_is_refused(tmp_path, caps
     assert json.loads(other.read_bytes())["run_id"] == read_run(str(tmp_path / "d" / "run.json"))["run_id"]
 
 
+def test_json_of_the_same_run_is_rewritten_by_its_resume(tmp_path):
+    out, copy = tmp_path / "out", tmp_path / "copy.json"
+    assert cli(["run", MINI, "--out", str(out), "--json", str(copy), "--quiet"]) == 0
+    assert cli(["run", MINI, "--resume", str(out), "--json", str(copy), "--quiet"]) == 0
+    assert read_run(str(copy))["run_id"] == read_run(str(out / "run.json"))["run_id"]
+
+
 # -- command lines that cannot work ---------------------------------------------------------------
 
 @pytest.mark.parametrize(("option", "value", "needs"), [
