@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -55,6 +57,36 @@ _SESSION_HOME = pytest.StashKey[str]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-goldens", action="store_true", help="Rewrite golden files from current output.")
+
+
+class StartsAProcess(RuntimeError):
+    """A test not marked ``slow`` started a process (itself or through a fixture it uses)."""
+
+
+_IN_FAST_TEST: list[str] = []  # the node id of the running test when it is not marked slow
+_popen_init = subprocess.Popen.__init__
+
+
+def _guarded_popen_init(self: subprocess.Popen[Any], *args: Any, **kwargs: Any) -> None:
+    if _IN_FAST_TEST:
+        raise StartsAProcess(f"{_IN_FAST_TEST[0]} starts a process: mark it @pytest.mark.slow "
+                             "(the fast lane, -m 'not slow', must start none)")
+    _popen_init(self, *args, **kwargs)
+
+
+subprocess.Popen.__init__ = _guarded_popen_init  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """While a test that is not marked ``slow`` runs (its fixtures' setup and teardown included),
+    starting a process raises :class:`StartsAProcess`: the fast lane stays fast as tests are added."""
+    if item.get_closest_marker("slow") is None:
+        _IN_FAST_TEST.append(item.nodeid)
+    try:
+        yield
+    finally:
+        _IN_FAST_TEST.clear()
 
 
 @pytest.fixture(autouse=True)

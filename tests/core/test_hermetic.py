@@ -1,14 +1,17 @@
 """Tests never write below the user's home: not from a per-test fixture, and not from a session or
-module fixture, which pytest sets up before the per-test HOME (tests/conftest.py)."""
+module fixture, which pytest sets up before the per-test HOME (tests/conftest.py). And the fast
+lane starts no process: a test that does must be marked slow."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
 from memeval.llm.cache import cache_folder
-from tests.conftest import REAL_HOME
+from tests.conftest import REAL_HOME, StartsAProcess
 
 
 @pytest.fixture(scope="session")
@@ -35,3 +38,13 @@ def test_the_cache_folder_honours_its_variables() -> None:
     assert cache_folder({"MEMEVAL_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x", "HOME": "/h"}) == "/c"
     assert cache_folder({"XDG_CACHE_HOME": "/x", "HOME": "/h"}) == os.path.join("/x", "memeval", "answers")
     assert cache_folder({"HOME": "/h"}) == os.path.join("/h", ".cache", "memeval", "answers")
+
+
+def test_a_test_not_marked_slow_cannot_start_a_process() -> None:
+    with pytest.raises(StartsAProcess, match="test_a_test_not_marked_slow_cannot_start_a_process starts a process"):
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+
+
+@pytest.mark.slow
+def test_a_slow_test_may() -> None:
+    assert subprocess.run([sys.executable, "-c", "pass"], check=True).returncode == 0
