@@ -1,6 +1,8 @@
-"""Every error memeval raises, and the one place where errors become exit codes.
+"""Every error memeval raises, and the one mapping from a command's outcome to its exit code.
 
-The tree::
+A command ends in one :class:`Outcome`; :func:`exit_code` is the only place that turns it into
+a number, and :func:`outcome_of` the only place that says which outcome an exception means.
+Each error class names its outcome:
 
     MemevalError                 exit 3 unless a subclass says otherwise
     ├── SpecError                exit 2: a spec (YAML) is invalid; carries every SpecIssue at once
@@ -16,19 +18,39 @@ The tree::
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
-EXIT_OK = 0
-EXIT_GATE = 1
-EXIT_USAGE = 2
-EXIT_ENGINE = 3
-EXIT_INTERRUPTED = 130
+
+class Outcome(enum.Enum):
+    """How a command ended; :func:`exit_code` gives its exit code."""
+
+    OK = "ok"
+    GATE = "a gate failed or a comparison found a regression"
+    USAGE = "a bad spec or command line"
+    ENGINE = "an engine or infrastructure failure"
+    INTERRUPTED = "interrupted (Ctrl-C or SIGTERM)"
+
+
+_EXIT_CODES = {Outcome.OK: 0, Outcome.GATE: 1, Outcome.USAGE: 2, Outcome.ENGINE: 3, Outcome.INTERRUPTED: 130}
+
+
+def exit_code(outcome: Outcome) -> int:
+    """The process exit code of ``outcome``: 0 ok, 1 gate or regression, 2 bad spec or usage,
+    3 engine or infrastructure failure, 130 interrupted."""
+    return _EXIT_CODES[outcome]
+
+
+def outcome_of(err: MemevalError | KeyboardInterrupt) -> Outcome:
+    """The outcome an exception ends a command with: a :class:`MemevalError` says its own,
+    Ctrl-C is :attr:`Outcome.INTERRUPTED`."""
+    return err.outcome if isinstance(err, MemevalError) else Outcome.INTERRUPTED
 
 
 class MemevalError(Exception):
     """Base of every error memeval raises on purpose."""
 
-    exit_code = EXIT_ENGINE
+    outcome = Outcome.ENGINE
 
 
 @dataclass(frozen=True)
@@ -53,7 +75,7 @@ class SpecIssue:
 class SpecError(MemevalError):
     """A spec is invalid. ``issues`` holds every problem found, sorted by place."""
 
-    exit_code = EXIT_USAGE
+    outcome = Outcome.USAGE
 
     def __init__(self, issues: list[SpecIssue]):
         self.issues = sorted(issues, key=lambda i: (i.file, i.line, i.column, i.path, i.message))
@@ -63,19 +85,19 @@ class SpecError(MemevalError):
 class UsageError(MemevalError):
     """The command line asks for something that cannot work."""
 
-    exit_code = EXIT_USAGE
+    outcome = Outcome.USAGE
 
 
 class GateFailed(MemevalError):
     """A gate failed or a comparison found a regression."""
 
-    exit_code = EXIT_GATE
+    outcome = Outcome.GATE
 
 
 class EngineError(MemevalError):
     """The engine or its server failed. ``str(err)`` is a one-line reason fit for a report."""
 
-    exit_code = EXIT_ENGINE
+    outcome = Outcome.ENGINE
 
 
 class SettleTimeout(EngineError):
@@ -93,4 +115,4 @@ class AnswererStopped(MemevalError):
 class Interrupted(MemevalError):
     """The user pressed Ctrl-C."""
 
-    exit_code = EXIT_INTERRUPTED
+    outcome = Outcome.INTERRUPTED

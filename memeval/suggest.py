@@ -25,3 +25,8 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
         return f" (did you mean {alias!r}?)"
     close = difflib.get_close_matches(str(word), names, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def counted(count: int, noun: str) -> str:
+    """``"1 scenario"``, ``"2 scenarios"``: a count with its noun in the right number."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

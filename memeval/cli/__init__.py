@@ -1,6 +1,7 @@
 """The ``memeval`` command line: one click command per module, no logic here.
 
-This is the one place where errors become exit codes (see :mod:`memeval.errors`).
+Every command returns an :class:`~memeval.errors.Outcome` (or None for ok) or raises; :func:`main`
+is the one place where either becomes an exit code, through :func:`memeval.errors.exit_code`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 import click
 
 from memeval import __version__
-from memeval.errors import EXIT_INTERRUPTED, MemevalError, SpecError
+from memeval.errors import MemevalError, Outcome, SpecError, exit_code, outcome_of
 
 # module name under memeval.cli -> attribute holding the click command
 COMMANDS = (
@@ -37,20 +38,25 @@ for _name in COMMANDS:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the CLI and map every error to its exit code."""
+    """Console entry point: run the CLI and exit with the code of how it ended."""
+    sys.exit(exit_code(_outcome(argv)))
+
+
+def _outcome(argv: list[str] | None) -> Outcome:
     try:
-        code = cli.main(args=argv, standalone_mode=False)
-    except click.ClickException as err:
+        result = cli.main(args=argv, standalone_mode=False)
+    except click.ClickException as err:  # click's own usage errors (exit 2 in click, too)
         err.show()
-        sys.exit(err.exit_code)
+        return Outcome.USAGE
     except SpecError as err:
         click.echo(str(err), err=True)
         click.echo(f"{len(err.issues)} error(s); nothing was run.", err=True)
-        sys.exit(err.exit_code)
+        return outcome_of(err)
     except MemevalError as err:
         click.echo(f"error: {err}", err=True)
-        sys.exit(err.exit_code)
+        return outcome_of(err)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    sys.exit(code if isinstance(code, int) else 0)
+        return Outcome.INTERRUPTED
+    # None: a command with nothing to report; 0: click's --help and --version
+    return result if isinstance(result, Outcome) else Outcome.OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memeval.compare import compare_files, regressions, render_comparison
-from memeval.errors import GateFailed
+from memeval.errors import GateFailed, Outcome
 from memeval.report.files import write_json
 
 
@@ -18,7 +18,7 @@ from memeval.report.files import write_json
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any KPI moved for the worse (▼).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, fail_on_regression: bool,
-            templates: str | None) -> int:
+            templates: str | None) -> Outcome:
     """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline."""
     comparison = compare_files(list(runs), baseline)
     click.echo(render_comparison(comparison, templates=templates), nl=False)
@@ -27,4 +27,4 @@ def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, 
     worse = regressions(comparison)
     if fail_on_regression and worse:
         raise GateFailed(f"{len(worse)} regression(s): {'; '.join(worse)}")
-    return 0
+    return Outcome.OK

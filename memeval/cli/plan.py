@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from memeval.errors import Outcome
 from memeval.plan import plan_suite, render_plan
 from memeval.spec.engine_def import describe_engine, resolve_engine
 from memeval.spec.load import load_suite
@@ -13,7 +14,7 @@ from memeval.spec.load import load_suite
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--only", default="", help="Comma-separated scenario ids.")
 @click.option("--engine", "engine_name", default="reference", show_default=True, help="Engine name or definition file.")
-def command(file: str, only: str, engine_name: str) -> int:
+def command(file: str, only: str, engine_name: str) -> Outcome:
     """Print the engine (and the process it would start), then the expanded steps per scenario
     (write, settle, probe, synthesise, probe again, forget)."""
     suite = load_suite(file)
@@ -23,4 +24,4 @@ def command(file: str, only: str, engine_name: str) -> int:
 
     check_only(suite, chosen)
     click.echo(render_plan(suite, plan_suite(suite, chosen)), nl=False)
-    return 0
+    return Outcome.OK

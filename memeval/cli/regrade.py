@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from memeval.errors import Outcome
 from memeval.llm.regrade import RegradeRequest, run_regrade
 
 
@@ -18,7 +19,8 @@ from memeval.llm.regrade import RegradeRequest, run_regrade
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths.")
 def command(run_json: str, llm: bool, judge: bool, no_cache: bool, cache_salt: str, out: str | None,
-            templates: str | None, quiet: bool) -> int:
+            templates: str | None, quiet: bool) -> Outcome:
     """Grade RUN_JSON again (and re-answer or judge it) without touching an engine."""
     request = RegradeRequest(run_json, llm, judge, not no_cache, cache_salt, out, templates, quiet)
-    return run_regrade(request, echo=lambda line: click.echo(line, err=True), show=click.echo)
+    run_regrade(request, echo=lambda line: click.echo(line, err=True), show=click.echo)
+    return Outcome.OK

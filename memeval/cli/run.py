@@ -4,31 +4,39 @@ from __future__ import annotations
 
 import click
 
+from memeval.cli.numbers import Seconds
+from memeval.errors import Outcome
 from memeval.run.session import RunRequest, run_session
 
 
 @click.command("run")
 @click.argument("suite_file", metavar="SUITE", type=click.Path(dir_okay=False))
-@click.option("--engine", "engine_name", default="reference", show_default=True, help="Engine name or definition file.")
+@click.option("--engine", "engine_name", default=None,
+              help="Engine name or definition file [default: reference; on --resume, the run's].")
 @click.option("--only", default="", help="Comma-separated scenario ids to run.")
-@click.option("--label", default="", help="Run label (default: the engine name); output goes to runs/<label>/.")
-@click.option("--out", default=None, type=click.Path(file_okay=False), help="Output folder instead of runs/<label>/.")
+@click.option("--label", default="", help="Run label (default: the engine name); output goes to runs/<label>/<run id>/.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder instead of runs/<label>/<run id>/ (refused if it holds another run; see --force).")
 @click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False), help="Also write run.json here.")
 @click.option("--keep", is_flag=True, help="Do not forget what the run wrote.")
-@click.option("--enrich-wait", "enrich_wait", type=float, default=None, help="Cap (s) on the enrichment drain at synthesis.")
-@click.option("--settle-timeout", type=float, default=None, help="Seconds writes may take to become visible.")
+@click.option("--enrich-wait", "enrich_wait", type=Seconds(zero_ok=True), default=None,
+              help="Cap (s, >= 0) on the enrichment drain at synthesis.")
+@click.option("--settle-timeout", type=Seconds(), default=None, help="Seconds (> 0) writes may take to become visible.")
 @click.option("--llm", is_flag=True, help="Have a model answer every probe from its pack (see EVAL_LLM_URL, EVAL_LLM_MODEL).")
 @click.option("--judge", is_flag=True, help="Also have an LLM judge grade the model answers (implies --llm).")
 @click.option("--no-cache", is_flag=True, help="Ask the model again instead of reusing cached answers.")
 @click.option("--cache-salt", default="", metavar="TEXT", help="Keep these answers apart in the cache (e.g. a repeat id).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 @click.option("--resume", default=None, type=click.Path(file_okay=False, exists=True),
-              help="Continue the killed or interrupted run in this folder (runs/<label>).")
-@click.option("--quiet", is_flag=True, help="Print only the output paths.")
-def command(suite_file: str, engine_name: str, only: str, label: str, out: str | None, json_path: str | None,
+              help="Continue the killed or interrupted run in this folder (or runs/<label>: its latest run), "
+                   "with the engine and options it was started with.")
+@click.option("--force", is_flag=True, help="Replace the run record that --out or --json already holds.")
+@click.option("--quiet", is_flag=True, help="Print only the output paths (and errors).")
+def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
-            cache_salt: str, templates: str | None, resume: str | None, quiet: bool) -> int:
+            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
-                         enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet)
+                         enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
+                         force)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from memeval.errors import Outcome
 from memeval.servers import fake_cortex, mock_inference
 
 _PASS_THROUGH = {"ignore_unknown_options": True, "help_option_names": []}
@@ -22,13 +23,18 @@ def command() -> None:
 
 @command.command("fake-cortex", context_settings=_PASS_THROUGH)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def serve_fake_cortex(args: tuple[str, ...]) -> int:
+def serve_fake_cortex(args: tuple[str, ...]) -> Outcome:
     """Fake CortexDB: wire semantics with keyword ranking (see --help)."""
-    return fake_cortex.main(list(args), prog="memeval serve fake-cortex")
+    return _served(fake_cortex.main(list(args), prog="memeval serve fake-cortex"))
 
 
 @command.command("mock-inference", context_settings=_PASS_THROUGH)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def serve_mock_inference(args: tuple[str, ...]) -> int:
+def serve_mock_inference(args: tuple[str, ...]) -> Outcome:
     """Mock OpenAI-compatible inference: hashed embeddings, extractive answers (see --help)."""
-    return mock_inference.main(list(args), prog="memeval serve mock-inference")
+    return _served(mock_inference.main(list(args), prog="memeval serve mock-inference"))
+
+
+def _served(code: int) -> Outcome:
+    """A server's ``main`` returns 0 after a clean stop and 3 when it could not bind."""
+    return Outcome.OK if code == 0 else Outcome.ENGINE

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from memeval.errors import EXIT_ENGINE
+from memeval.errors import Outcome
 from memeval.spec.matrix import load_matrix
 from memeval.sweep import SweepOptions, run_sweep
 
@@ -20,7 +20,7 @@ from memeval.sweep import SweepOptions, run_sweep
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 @click.option("--quiet", is_flag=True, help="Print only progress and the output path.")
 def command(matrix_file: str, repeat: int | None, parallel: int | None, out: str | None, profiles: str,
-            templates: str | None, quiet: bool) -> int:
+            templates: str | None, quiet: bool) -> Outcome:
     """Sweep the flag profiles of MATRIX; exit 3 when any cell failed, 130 on Ctrl-C."""
     matrix = load_matrix(matrix_file)
     options = SweepOptions(repeat, parallel, out, tuple(p for p in profiles.split(",") if p), templates)
@@ -30,5 +30,5 @@ def command(matrix_file: str, repeat: int | None, parallel: int | None, out: str
     click.echo(f"wrote {os.path.join(result.folder, 'summary.md')} and summary.json", err=True)
     if result.failed:
         click.echo(f"{len(result.failed)} of {len(result.results)} cell(s) failed", err=True)
-        return EXIT_ENGINE
-    return 0
+        return Outcome.ENGINE
+    return Outcome.OK

@@ -12,7 +12,7 @@ import os
 
 import click
 
-from memeval.errors import SpecError, SpecIssue
+from memeval.errors import Outcome, SpecError, SpecIssue
 from memeval.score.grounding import ungrounded
 from memeval.spec.specfile import is_spec, load_spec, spec_files
 
@@ -20,7 +20,7 @@ from memeval.spec.specfile import is_spec, load_spec, spec_files
 @click.command("validate")
 @click.argument("paths", metavar="PATH…", nargs=-1, required=True, type=click.Path())
 @click.option("--strict", is_flag=True, help="Make warnings errors (exit 2).")
-def command(paths: tuple[str, ...], strict: bool) -> int:
+def command(paths: tuple[str, ...], strict: bool) -> Outcome:
     """Validate suites, scenarios, engine definitions and matrices (files, or folders of them);
     exit 2 on any error."""
     issues: list[SpecIssue] = []
@@ -54,4 +54,4 @@ def command(paths: tuple[str, ...], strict: bool) -> int:
             click.echo(dataclasses.replace(issue, message=f"warning: {issue.message}").render(), err=True)
     if issues:
         raise SpecError(list(dict.fromkeys(issues)))
-    return 0
+    return Outcome.OK

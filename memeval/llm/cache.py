@@ -5,6 +5,10 @@ The key (:func:`cache_key`) is the sha256 of a canonical JSON object holding the
 variable (for answers: the pack and the question), the sampling settings and a salt. The salt
 keeps a sweep's repeats from sharing answers (pass the repeat id); it is empty by default.
 
+The cache lives in :func:`cache_folder`: ``$MEMEVAL_CACHE_DIR``, else
+``$XDG_CACHE_HOME/memeval/answers``, else ``~/.cache/memeval/answers``, looked up when a run
+starts (never at import), so a changed environment is always honoured.
+
 An entry holds the reply text, its tokens and its cost as first paid, so a cached answer still
 reports what it cost. Files are written atomically; an unreadable file counts as a miss.
 """
@@ -18,6 +22,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from memeval.report.files import write_json
+
+
+def cache_folder(env: Mapping[str, str]) -> str:
+    """Where replies are cached for the environment ``env`` (see the module docstring)."""
+    if env.get("MEMEVAL_CACHE_DIR"):
+        return env["MEMEVAL_CACHE_DIR"]
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "memeval", "answers")
 
 
 def sha256_text(text: str) -> str:

@@ -35,6 +35,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from memeval.errors import UsageError
+from memeval.llm.cache import cache_folder
 from memeval.suggest import did_you_mean
 
 DEFAULT_URL = "https://openrouter.ai/api/v1"
@@ -152,11 +153,6 @@ def public_url(url: str) -> str:
 def is_local(url: str) -> bool:
     """Whether ``url`` points at this machine (a key is then optional)."""
     return (urlsplit(url).hostname or "") in _LOCAL_HOSTS
-
-
-def cache_folder(env: Mapping[str, str]) -> str:
-    """``$MEMEVAL_CACHE_DIR``, else ``~/.cache/memeval/answers``."""
-    return env.get("MEMEVAL_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "memeval", "answers")
 
 
 def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str = ".", judge: bool = False,

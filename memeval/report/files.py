@@ -15,24 +15,9 @@ _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 def check_label(label: str) -> str:
     """Return ``label`` if it is a safe folder name (letters, digits, '.', '_', '-'; no '..')."""
-    if not _LABEL.match(label) or ".." in label:
+    if not _LABEL.fullmatch(label) or ".." in label:  # fullmatch: "$" would let a trailing newline through
         raise UsageError(f"--label {label!r}: use letters, digits, '.', '_' and '-' only (it names a folder under runs/)")
     return label
-
-
-def output_dir(label: str, out: str | None) -> str:
-    """``out`` when given (taken as the user names it), else ``runs/<label>``; created if missing.
-
-    The label is checked either way: it is the run's name in run.json, reports and comparisons,
-    and a run started with ``--out`` may be resumed or re-run without it.
-
-    Raises:
-        UsageError: the label is not a safe folder name (see :func:`check_label`).
-    """
-    check_label(label)
-    folder = out or os.path.join("runs", label)
-    os.makedirs(folder, exist_ok=True)
-    return folder
 
 
 def write_text(path: str, text: str) -> None:

@@ -64,8 +64,9 @@ class Journal:
         old = lines[0]
         for key in _MATCH:
             if old.get(key) != header.get(key):
-                raise UsageError(f"--resume {folder}: the run used {key} {old.get(key)!r}, this one {header.get(key)!r}; "
-                                 "resume with the same suite, engine and --only, or start a new run")
+                raise UsageError(f"--resume {folder}: the run used {_shown(key, old.get(key))}, this one "
+                                 f"{_shown(key, header.get(key))}; resume with the same suite, engine and --only, "
+                                 "or start a new run")
         # An errored scenario runs again: the failure that stopped the run (a server gone, a
         # settle timeout) is what resuming is for. Its tenants are cleaned like a killed one's,
         # since its own cleanup may have failed with the server.
@@ -100,17 +101,32 @@ class Journal:
             _append(fh, entry)
 
 
-def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool) -> Journal:
-    """A new journal in ``folder``, or the one there when ``resume``."""
+def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool, run_id: str | None = None,
+                 request: dict[str, Any] | None = None) -> Journal:
+    """A new journal in ``folder``, or the one there when ``resume``. ``request`` (kept in the
+    header) is what the command line asked for, so a resume can repeat it (see :func:`read_header`)."""
     header = {"suite": suite.name, "suite_sha256": suite.sha256, "engine": options.engine, "only": list(options.only),
-              "label": options.label, "run_id": new_run_id()}
+              "label": options.label, "run_id": run_id or new_run_id(), "request": request or {}}
     return Journal.resume(folder, header) if resume else Journal.start(folder, header)
+
+
+def read_header(folder: str) -> dict[str, Any]:
+    """The header of the journal in ``folder``. Raises UsageError when there is none."""
+    return _read(os.path.join(folder, FILE))[0]
 
 
 def new_run_id() -> str:
     """A run id: the start time (epoch seconds) and a random part, so two runs started in the
     same second on one server never share engine tenants (one's cleanup would erase the other's)."""
     return f"{int(time.time())}-{secrets.token_hex(3)}"
+
+
+def _shown(key: str, value: Any) -> str:
+    """A journal header value as a person reads it: ``--only a,b`` or "every scenario", not ``[]``."""
+    if key == "only":
+        return f"--only {','.join(value)}" if value else "every scenario (no --only)"
+    names = {"suite_sha256": "suite (sha256)"}
+    return f"{names.get(key, key)} {value!r}"
 
 
 def _append(fh: Any, entry: dict[str, Any]) -> None:

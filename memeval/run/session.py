@@ -9,33 +9,38 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
 from memeval.engines.server import engine_server
-from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
-from memeval.llm.answer import answer_record, summary_lines
-from memeval.llm.settings import resolve
-from memeval.report.files import output_dir
+from memeval.errors import Outcome
+from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines
+from memeval.llm.settings import LlmSettings, resolve
+from memeval.report.files import check_label
 from memeval.report.publish import publish
-from memeval.run.checkpoint import open_journal
+from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
+from memeval.run.output import check_json_target, resume_folder, run_folder
 from memeval.run.suite import derive, run_suite
 from memeval.spec.load import load_suite
+from memeval.spec.model import Suite
 
 Echo = Callable[[str], None]
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What ``memeval run`` was asked for, as given on the command line."""
+    """What ``memeval run`` was asked for, as given on the command line. ``engine`` None means
+    "reference", or with ``resume`` the engine the run was started with."""
 
     suite_file: str
-    engine: str = "reference"
+    engine: str | None = None
     only: tuple[str, ...] = ()
     label: str = ""
     out: str | None = None
@@ -50,23 +55,25 @@ class RunRequest:
     templates: str | None = None
     resume: str | None = None
     quiet: bool = False
+    force: bool = False
 
 
-def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
-    """Run, publish and return the exit code (0, 3 for errored scenarios, 130 interrupted).
-    ``echo`` takes progress and status lines, ``show`` the report (unless ``quiet``)."""
+def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
+    """Run, publish and return how it ended (ok; engine failure for errored scenarios or model
+    calls that failed; interrupted). ``echo`` takes progress and status lines, ``show`` the
+    report (unless ``quiet``). With ``resume``, what the request leaves unset (engine, --only,
+    label, options) is taken from the run's journal."""
+    req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
-    engine_def = resolve_engine(req.engine, req.suite_file)
-    llm = req.llm or req.judge
+    engine_def = resolve_engine(req.engine or "reference", req.suite_file)
     answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
-                       cache=req.cache, salt=req.cache_salt) if llm else None
-    wait = next((w for w in (req.enrich_wait_s, suite.defaults.enrich_wait_s, engine_def.enrich_wait_s) if w is not None), None)
-    options = RunOptions(engine=engine_def.name, only=req.only, label=req.label or engine_def.name, keep=req.keep,
-                         enrich_wait_s=wait, settle_timeout_s=req.settle_timeout_s, llm=llm)
-    folder = output_dir(options.label, req.resume or req.out)
-    journal = open_journal(folder, suite, options, req.resume is not None)
-    if req.resume and not req.label and journal.label:  # a resumed run keeps the label it was started with
-        options = replace(options, label=journal.label)
+                       cache=req.cache, salt=req.cache_salt) if req.llm or req.judge else None
+    options = _options(req, suite, engine_def)
+    run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
+    if req.json_path:
+        check_json_target(req.json_path, run_id, req.force)
+    folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
+    journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
     with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:
@@ -74,7 +81,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
         finally:
             engine.close()
     if answerer is not None and not record["interrupted"]:  # after Ctrl-C stop now; a resume answers
-        record = _answer(record, answerer, echo)
+        record = _answer(record, answerer, echo, req.quiet)
     report = publish(record, folder, req.templates, req.json_path)
     if not req.quiet:
         show(report)
@@ -82,24 +89,71 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
     return _outcome(record, req.suite_file, folder, echo)
 
 
-def _answer(record: dict[str, Any], answerer: Any, echo: Echo) -> dict[str, Any]:
+def _resumed(req: RunRequest, resume: str) -> RunRequest:
+    """``req`` with its resume folder resolved and what it leaves unset taken from the journal."""
+    folder = resume_folder(resume)
+    header = read_header(folder)
+    asked = header.get("request") or {}
+    return replace(req, resume=folder, engine=req.engine or asked.get("engine") or header["engine"],
+                   only=req.only or tuple(header["only"]), label=req.label or str(header.get("label") or ""),
+                   keep=req.keep or bool(asked.get("keep")), llm=req.llm or bool(asked.get("llm")),
+                   judge=req.judge or bool(asked.get("judge")), cache_salt=req.cache_salt or asked.get("cache_salt", ""),
+                   enrich_wait_s=_given(req.enrich_wait_s, asked.get("enrich_wait_s")),
+                   settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")))
+
+
+def _given(value: float | None, journal: float | None) -> float | None:
+    return value if value is not None else journal
+
+
+def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
+    """What a resume repeats: the engine (its definition file, absolute) and the options given."""
+    engine = os.path.abspath(engine_def.file) if engine_def.file else engine_def.name
+    return {"engine": engine, "keep": req.keep, "llm": req.llm, "judge": req.judge, "cache_salt": req.cache_salt,
+            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s}
+
+
+def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:
+    waits = (req.enrich_wait_s, suite.defaults.enrich_wait_s, engine_def.enrich_wait_s)
+    return RunOptions(engine=engine_def.name, only=req.only, label=check_label(req.label or engine_def.name),
+                      keep=req.keep, enrich_wait_s=next((w for w in waits if w is not None), None),
+                      settle_timeout_s=req.settle_timeout_s, llm=req.llm or req.judge)
+
+
+def _answer(record: dict[str, Any], answerer: LlmSettings, echo: Echo, quiet: bool) -> dict[str, Any]:
     try:
         record = answer_record(record, answerer)
     except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
         return derive({**record, "interrupted": True})
-    for line in summary_lines(record["answerer"]):
-        echo(line)
+    summary = record["answerer"]
+    stops = {summary["stopped"], (summary.get("judge") or {}).get("stopped")}
+    for line in summary_lines(summary):
+        if not quiet or line in stops:  # --quiet keeps why the answerer stopped, not the tally
+            echo(line)
     return record
 
 
-def _outcome(record: dict[str, Any], suite_file: str, folder: str, echo: Echo) -> int:
+def _outcome(record: dict[str, Any], suite_file: str, folder: str, echo: Echo) -> Outcome:
     if record["interrupted"]:
-        echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}")
-        return EXIT_INTERRUPTED
+        echo(f"interrupted: resume with  memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
+        return Outcome.INTERRUPTED
     failed = [s for s in record["scenarios"] if s["status"] != "ok"]
     for scenario in failed:
         echo(f"error: scenario {scenario['id']}: {scenario['error']}")
-    return EXIT_ENGINE if failed else 0
+    calls = _failed_calls(record)
+    if calls:
+        echo(calls)
+    return Outcome.ENGINE if failed or calls else Outcome.OK
+
+
+def _failed_calls(record: dict[str, Any]) -> str | None:
+    """One line when model calls failed (the endpoint unreachable, timing out, erroring), else None.
+    A refusal (401/402/403) is not counted here: it stops the answerer and says so itself."""
+    summary = record["answerer"]
+    if not summary or not summary["failed"]:
+        return None
+    first = next((p["llm_error"] for p in record["probes"] if p.get("llm_error") not in (None, NOT_ASKED)), "see run.json")
+    return f"error: answerer: {summary['failed']} of {summary['probes']} model calls failed ({first}); results written"
 
 
 @contextlib.contextmanager

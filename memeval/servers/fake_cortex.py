@@ -25,8 +25,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from memeval.servers.cortex_config import (
     CAPABILITIES,
@@ -41,7 +42,7 @@ from memeval.servers.cortex_faults import Faults, parse_fail_option, parse_reset
 from memeval.servers.cortex_routes import CortexApp
 from memeval.servers.cortex_store import Store
 from memeval.servers.hosted import HostedApp
-from memeval.servers.httpjson import JsonHTTPServer, option_type, run_in_foreground
+from memeval.servers.httpjson import JsonHTTPServer, count, option_type, port, run_in_foreground, seconds
 
 NAME = "fake-cortex"
 
@@ -65,16 +66,16 @@ def _truthy(value: str | None) -> bool:
 
 
 # flag, environment variable, type, default, help
-_OPTIONS: tuple[tuple[str, str, type, str | None, str], ...] = (
+_OPTIONS: tuple[tuple[str, str, Callable[[str], Any], str | None, str], ...] = (
     ("--tenant", "FAKE_CORTEX_TENANT", str, "local", "hosted tenant: scopes go under org:TENANT/"),
-    ("--index-delay", "FAKE_CORTEX_INDEX_DELAY", float, "0.3", "seconds from accepted to visible"),
-    ("--wait-cap", "FAKE_CORTEX_WAIT_CAP", float, "5", "longest ?wait=indexed wait before 408, seconds"),
-    ("--pack-ttl", "FAKE_CORTEX_PACK_TTL", float, "60", "seconds a recall pack lives"),
-    ("--enrich-delay", "FAKE_CORTEX_ENRICH_DELAY", float, "0.05", "seconds per enrichment job"),
-    ("--hosted-rate-limit", "FAKE_CORTEX_HOSTED_RATE_LIMIT", int, "300", "hosted requests per minute; 0 = no limit"),
+    ("--index-delay", "FAKE_CORTEX_INDEX_DELAY", seconds, "0.3", "seconds from accepted to visible"),
+    ("--wait-cap", "FAKE_CORTEX_WAIT_CAP", seconds, "5", "longest ?wait=indexed wait before 408, seconds"),
+    ("--pack-ttl", "FAKE_CORTEX_PACK_TTL", seconds, "60", "seconds a recall pack lives"),
+    ("--enrich-delay", "FAKE_CORTEX_ENRICH_DELAY", seconds, "0.05", "seconds per enrichment job"),
+    ("--hosted-rate-limit", "FAKE_CORTEX_HOSTED_RATE_LIMIT", count, "300", "hosted requests per minute; 0 = no limit"),
     ("--capabilities", "FAKE_CORTEX_CAPABILITIES", str, ",".join(CAPABILITIES), "comma-separated capabilities"),
     ("--data", "FAKE_CORTEX_DATA", Path, None, "JSON state file kept across restarts"),
-    ("--storm-every", "FAKE_CORTEX_STORM_EVERY", int, "0", "answer every K-th request 429; 0 = off"),
+    ("--storm-every", "FAKE_CORTEX_STORM_EVERY", count, "0", "answer every K-th request 429; 0 = off"),
 )
 _SWITCHES = (
     ("--hosted", "FAKE_CORTEX_HOSTED", "serve the hosted TinyHumans memory/* API instead of v1/*"),
@@ -87,7 +88,7 @@ def build_parser(environ: Mapping[str, str], prog: str | None = None) -> argpars
     """The command line; every default comes from ``environ`` (``FAKE_CORTEX_*``) first."""
     p = argparse.ArgumentParser(prog=prog, description="Fake CortexDB loopback server (keyword ranking only).")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
+    p.add_argument("--port", type=port, default=0, help="port to bind; 0 picks a free one (default)")
     for flag, env, kind, default, text in _OPTIONS:
         p.add_argument(flag, type=kind, default=environ.get(env, default), help=f"{text} (${env}, {default})")
     for flag, env, text in _SWITCHES:

@@ -10,6 +10,7 @@ An app may also have ``close()``; :meth:`JsonHTTPServer.server_close` calls it.
 from __future__ import annotations
 
 import argparse
+import math
 import json
 import signal
 import socket
@@ -182,6 +183,32 @@ def option_type(parse: Callable[[str], T]) -> Callable[[str], T]:
             raise argparse.ArgumentTypeError(str(err)) from None
 
     return convert
+
+
+def seconds(text: str) -> float:
+    """A finite number of seconds ``>= 0``, as an argparse ``type``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of seconds >= 0")
+    return value
+
+
+def count(text: str) -> int:
+    """A whole number ``>= 0``, as an argparse ``type``."""
+    if not text.strip().isdecimal():
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number >= 0")
+    return int(text)
+
+
+def port(text: str) -> int:
+    """A TCP port (0 picks a free one), as an argparse ``type``."""
+    value = count(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: a port is at most 65535")
+    return value
 
 
 def run_in_foreground(name: str, host: str, port: int, make: Callable[[], JsonHTTPServer]) -> int:

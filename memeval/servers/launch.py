@@ -75,7 +75,8 @@ class RunningServer:
         """
         reply = httpx.post(f"{self.url}{KINDS[self.kind]}", json=body, timeout=5)
         reply.raise_for_status()
-        return reply.json()
+        state: dict[str, Any] = reply.json()
+        return state
 
     def stop(self, timeout: float = 5.0) -> int:
         """SIGTERM, wait up to ``timeout`` seconds for a clean exit, else SIGKILL; the exit code."""

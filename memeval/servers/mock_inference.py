@@ -19,7 +19,8 @@ token. Test control routes (no auth):
 - ``POST /_mock/faults`` ``{"clear": true, "fail": [{"status": 429, "count": 2, "route":
   "chat", "retry_after": 1}], "latency": 0.2}``: the next ``count`` calls of ``route``
   (``chat`` or ``embeddings``) fail with an OpenAI-style error body; ``latency`` seconds are
-  added to every model call. Answers the current state, as does ``GET /_mock/faults``.
+  added to every model call. Both apply to requests that arrive after the change: a call is
+  given its latency and its fault (if any) when it arrives, before it sleeps. Answers the current state, as does ``GET /_mock/faults``.
 - ``GET /_mock/stats`` -> ``{"calls": {"chat": n, "embeddings": n, "models": n, "health": n}}``
   (every request received, failed ones included); ``DELETE /_mock/stats`` zeroes it.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import struct
 import sys
 import threading
@@ -41,7 +43,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from memeval.servers import mock_models as models
-from memeval.servers.httpjson import Call, HttpError, JsonHTTPServer, Reply, option_type, retry_after, run_in_foreground
+from memeval.servers.httpjson import (Call, HttpError, JsonHTTPServer, Reply, option_type, port, retry_after,
+                                      run_in_foreground, seconds)
 
 NAME = "mock-inference"
 MODEL_ROUTES = ("chat", "embeddings")
@@ -78,7 +81,7 @@ class MockFaults:
             raise ValueError("fault keys are clear, fail and latency")
         rules = [_rule(r) for r in body.get("fail", [])]
         latency = body.get("latency", 0.0 if body.get("clear") else self.latency)
-        if not isinstance(latency, int | float) or latency < 0:
+        if not isinstance(latency, int | float) or not math.isfinite(latency) or latency < 0:
             raise ValueError("latency must be a non-negative number")
         with self._lock:
             if body.get("clear"):
@@ -114,7 +117,7 @@ def _rule(raw: Any) -> dict[str, Any]:
     if route not in MODEL_ROUTES or not isinstance(count, int) or count < 1:
         raise ValueError(f"route must be one of {', '.join(MODEL_ROUTES)} and count a positive integer")
     retry = raw.get("retry_after", 1 if raw["status"] == 429 else None)
-    if retry is not None and (not isinstance(retry, int | float) or retry < 0):
+    if retry is not None and (not isinstance(retry, int | float) or not math.isfinite(retry) or retry < 0):
         raise ValueError("retry_after must be a non-negative number of seconds")
     return {"status": raw["status"], "count": count, "route": route, "retry_after": retry}
 
@@ -172,9 +175,12 @@ class MockInferenceApp:
     def _model_call(self, name: str, call: Call) -> Reply:
         if call.method != "POST":
             return Reply(405, error_body(405, f"{call.method} is not allowed"))
-        if self.faults.latency:
-            time.sleep(self.faults.latency)
-        fault = self.faults.take(name)
+        # Latency and fault are both decided as the request arrives: a request still sleeping
+        # when a client clears the faults and sets new ones must not use up a fault meant for
+        # requests sent after it.
+        latency, fault = self.faults.latency, self.faults.take(name)
+        if latency:
+            time.sleep(latency)
         if fault is not None:
             return Reply(fault["status"], error_body(fault["status"]), retry_after(fault["retry_after"]))
         try:
@@ -272,8 +278,8 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the server in the foreground until SIGTERM/SIGINT; 0, or 3 when it cannot bind."""
     parser = argparse.ArgumentParser(prog=prog, description="Mock OpenAI-compatible inference server.")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
-    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every model call")
+    parser.add_argument("--port", type=port, default=0, help="port to bind; 0 picks a free one (default)")
+    parser.add_argument("--latency", type=seconds, default=0.0, help="seconds added to every model call")
     parser.add_argument(
         "--fail",
         action="append",

@@ -10,6 +10,7 @@ from memeval.spec.engine_def import load_engine_def
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
 from memeval.spec.model import Suite
+from memeval.suggest import counted
 
 NOT_A_SPEC = "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key"
 
@@ -37,11 +38,11 @@ def load_spec(path: str) -> Loaded:
         return Loaded(f"engine {load_engine_def(path).name}")
     if isinstance(data, dict) and "matrix" in data:
         matrix = load_matrix(path)
-        return Loaded(f"matrix {matrix.name}, {_count(len(matrix.profiles), 'profile')}")
+        return Loaded(f"matrix {matrix.name}, {counted(len(matrix.profiles), 'profile')}")
     if isinstance(data, dict) and ("suite" in data or "scenario" in data):
         suite = load_suite(path)
         probes = sum(len(s.probes) for s in suite.scenarios)
-        return Loaded(f"suite {suite.name}: {_count(len(suite.scenarios), 'scenario')}, {_count(probes, 'probe')}", suite)
+        return Loaded(f"suite {suite.name}: {counted(len(suite.scenarios), 'scenario')}, {counted(probes, 'probe')}", suite)
     raise SpecError([SpecIssue(path, 1, 1, "", NOT_A_SPEC)])
 
 
@@ -63,6 +64,3 @@ def spec_files(folder: str) -> list[str]:
         found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".yaml", ".yml"))]
     return found
 
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -115,7 +115,7 @@ def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control) -> C
 def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control) -> int | str | None:
     """The run process's exit code, ``"timeout"``, or None when the sweep is stopping."""
     argv = RUN + [matrix.suite, "--engine", os.path.abspath(matrix.engine.file or matrix.engine.name), "--out",
-                  cell.folder, "--label", cell.label, "--quiet", *matrix.run_args.argv()]
+                  cell.folder, "--label", cell.label, "--force", "--quiet", *matrix.run_args.argv()]
     with open(os.path.join(cell.folder, "run.log"), "w", encoding="utf-8") as log:
         process = control.spawn(argv, env, log)
         if process is None:

@@ -55,6 +55,9 @@ def listing(engine: CortexEngine, tenant: str, limit: int = 100) -> list[MemoryI
             return items
 
 
+@pytest.mark.slow
+
+
 def test_write_and_list_round_trip_through_doubled_paged_listings(engine: CortexEngine, tenant: str) -> None:
     calls = (ToolCallRef("billing.lookup", "call-1"),)
     items = [turn(tenant, f"Note number {i} about the move.", index=i, tool_calls=calls if i % 2 else (),
@@ -67,6 +70,9 @@ def test_write_and_list_round_trip_through_doubled_paged_listings(engine: Cortex
     assert found == sorted(items, key=lambda i: i.at or "", reverse=True) + [doc]
 
 
+@pytest.mark.slow
+
+
 def test_writing_the_same_item_again_is_a_replay(engine: CortexEngine, tenant: str) -> None:
     item = turn(tenant, "Lunch order for Friday is sushi.")
     assert engine.write(item).replayed is False
@@ -74,6 +80,9 @@ def test_writing_the_same_item_again_is_a_replay(engine: CortexEngine, tenant: s
     assert receipt.replayed is True and receipt.id == item.id
     write_all(engine, [item])
     assert listing(engine, tenant) == [item]
+
+
+@pytest.mark.slow
 
 
 def test_recall_reads_every_scope_a_prefix_node_selects(engine: CortexEngine, tenant: str) -> None:
@@ -93,6 +102,9 @@ def test_recall_reads_every_scope_a_prefix_node_selects(engine: CortexEngine, te
     assert [h.item.agent for h in newest] == ["coder"]
 
 
+@pytest.mark.slow
+
+
 def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
     write_all(engine, [turn(tenant, "We moved to 40 Canal Road.")])
     cortex.faults(fail=[{"route": "v1/answer", "status": 404, "count": 2, "error_code": "NOT_FOUND"}])
@@ -101,6 +113,9 @@ def test_answer_rebuilds_a_pack_that_expired(engine: CortexEngine, cortex: Runni
     cortex.faults(expire_packs=True)
     with pytest.raises(EngineError, match=r"v1/answer: 404 NOT_FOUND .*gone 3 rounds"):
         engine.answer(tenant, "Where did we move?", ("agent:support",), 5)
+
+
+@pytest.mark.slow
 
 
 def test_forget_cascades_to_derived_facts_and_works_without_receipts(
@@ -118,6 +133,9 @@ def test_forget_cascades_to_derived_facts_and_works_without_receipts(
     assert engine.forget(tenant, (bob.id,)) == 1 and listing(engine, tenant) == []
 
 
+@pytest.mark.slow
+
+
 def test_erase_leaves_the_tenant_empty(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
     write_all(engine, [turn(tenant, "One."), turn(tenant, "Two.", agent="coder"),
                        MemoryItem(tenant, "learnings", "learning", "Three.")])
@@ -128,6 +146,9 @@ def test_erase_leaves_the_tenant_empty(engine: CortexEngine, cortex: RunningServ
     assert reply.json()["items"] == []
 
 
+@pytest.mark.slow
+
+
 def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, cortex: RunningServer, tenant: str,
                                                  caplog: pytest.LogCaptureFixture) -> None:
     cortex.faults(fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
@@ -135,6 +156,9 @@ def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, cortex: R
     assert engine.list(tenant).items == ()
     assert time.monotonic() - start >= 0.9
     assert "429 RATE_LIMITED" in caplog.text and "retry 2" in caplog.text
+
+
+@pytest.mark.slow
 
 
 def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEngine, cortex: RunningServer,
@@ -148,6 +172,9 @@ def test_a_500_storm_is_one_engine_error_after_bounded_retries(engine: CortexEng
     assert cortex.faults()["fail"][0]["count"] == 7
 
 
+@pytest.mark.slow
+
+
 def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexEngine, cortex: RunningServer,
                                                                   tenant: str) -> None:
     cortex.faults(fail=[{"route": "v1/experience", "status": 503, "count": 4,
@@ -156,6 +183,9 @@ def test_writes_retry_state_changes_and_say_why_they_are_refused(engine: CortexE
     cortex.faults(fail=[{"route": "v1/experience", "status": 403, "error_code": "POLICY_DENIED"}])
     with pytest.raises(EngineError, match=r"v1/experience: 403 POLICY_DENIED .*unauthorized \(check CORTEX_DB_KEY\)"):
         engine.write(turn(tenant, "Refused."))
+
+
+@pytest.mark.slow
 
 
 def test_connection_resets_are_retried_for_reads_and_idempotent_writes(engine: CortexEngine, cortex: RunningServer,
@@ -176,6 +206,9 @@ def test_a_refused_connection_is_one_engine_error_after_retries(monkeypatch: pyt
     engine.close()
 
 
+@pytest.mark.slow
+
+
 def test_usage_grows_and_the_enrichment_backlog_drains(engine: CortexEngine, tenant: str) -> None:
     before = engine.usage()
     write_all(engine, [turn(tenant, f"Carol likes tea number {i}.", index=i) for i in range(5)])
@@ -183,6 +216,9 @@ def test_usage_grows_and_the_enrichment_backlog_drains(engine: CortexEngine, ten
     spent = engine.usage().minus(before)
     assert spent.calls >= 5 and spent.tokens > 0 and (spent.cost_usd or 0) > 0
     assert spent.by_role["enrichment"] > 0
+
+
+@pytest.mark.slow
 
 
 def test_beliefs_build_and_conflicts_are_none_when_bitemporal_mode_is_off(
@@ -198,6 +234,9 @@ def test_beliefs_build_and_conflicts_are_none_when_bitemporal_mode_is_off(
     engine.close()
 
 
+@pytest.mark.slow
+
+
 def test_info_reports_server_version_capabilities_and_flags(bitemporal_off: RunningServer,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     engine = connect(bitemporal_off, monkeypatch)
@@ -207,6 +246,9 @@ def test_info_reports_server_version_capabilities_and_flags(bitemporal_off: Runn
     assert info.capabilities == {"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"}
     assert info.settings["url"] == bitemporal_off.url
     engine.close()
+
+
+@pytest.mark.slow
 
 
 def test_the_key_never_appears_in_errors_logs_or_reprs(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch,

@@ -20,6 +20,8 @@ from memeval.servers.launch import RunningServer
 from tests.conftest import FIXTURES, ROOT
 from tests.engines.conftest import CORTEX_KEY, HOSTED_KEY
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 MINI = os.path.join(FIXTURES, "mini.yaml")
 ENGINES = os.path.join(ROOT, "engines")
 

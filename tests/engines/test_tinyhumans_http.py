@@ -30,6 +30,9 @@ def test_a_missing_key_is_refused_at_creation(monkeypatch: pytest.MonkeyPatch) -
         create({})
 
 
+@pytest.mark.slow
+
+
 def test_round_trip_through_the_envelope(engine: TinyHumansEngine, tenant: str) -> None:
     items = [turn(tenant, f"Step {i}: the parking permit costs 6500 yen.", index=i) for i in range(3)]
     items.append(MemoryItem(tenant, "source:notion", "document", "The office is at 40 Canal Road.", title="Handbook",
@@ -49,6 +52,9 @@ def test_round_trip_through_the_envelope(engine: TinyHumansEngine, tenant: str) 
     assert engine.list(tenant).items == ()
 
 
+@pytest.mark.slow
+
+
 def test_failures_inside_and_outside_the_envelope(engine: TinyHumansEngine, hosted: RunningServer, tenant: str,
                                                   caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
@@ -62,6 +68,9 @@ def test_failures_inside_and_outside_the_envelope(engine: TinyHumansEngine, host
     with pytest.raises(EngineError, match=r"400 BAD_REQUEST") as caught:
         engine.write(MemoryItem(tenant, "learnings", "learning", "x" * (1 << 20 + 1)))
     assert HOSTED_KEY not in str(caught.value) + caplog.text
+
+
+@pytest.mark.slow
 
 
 def test_only_hosted_capabilities_are_declared(engine: TinyHumansEngine, tenant: str) -> None:

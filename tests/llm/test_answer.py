@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 import pytest
 
 from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines, targets
 from tests.llm.conftest import Mock
+
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
 
 
 def _by_id(record: dict[str, Any], phase: str = "synthesis") -> dict[str, dict[str, Any]]:
@@ -110,6 +113,23 @@ def test_a_call_past_its_timeout_fails_alone(mock: Mock, settings, record: dict[
     assert answered["answerer"]["failed"] == 15 and answered["answerer"]["stopped"] is None
     assert all(p["llm_ok"] is None and p["llm_error"] == f"timed out waiting for {mock.url} (after 1 attempts)"
                for p in targets(answered))
+
+
+def test_calls_left_in_flight_by_a_timeout_do_not_take_the_next_tests_fault(mock: Mock, settings,
+                                                                            record: dict[str, Any]) -> None:
+    """The sequence that made this module flaky: calls abandoned by their timeout are still
+    sleeping on the shared mock when the next test resets it and sets a one-shot 403; that 403
+    must reach the next test's call, not an abandoned one."""
+    mock.slow(0.5)
+    abandoned = answer_record(copy.deepcopy(record), settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16},
+                                                              cache=False))
+    assert abandoned["answerer"]["failed"] == 15
+    mock.reset()
+    mock.fail(403)
+    time.sleep(0.6)  # the abandoned calls wake up now, while the fault is set (as when a test primes a cache first)
+    answered = answer_record(record, settings({"concurrency": 1}, cache=False))
+    assert answered["answerer"]["stopped"] is not None and "HTTP 403" in answered["answerer"]["stopped"]
+    assert answered["answerer"]["answered"] == 0
 
 
 def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ import pytest
 
 from tests.llm.conftest import MINI, SECRET, Mock, memeval
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 def _env(mock: Mock, home: Path, **extra: str) -> dict[str, str]:
     return {"EVAL_LLM_URL": mock.url, "EVAL_LLM_KEY": SECRET, "OPENROUTER_API_KEY": "", "HOME": str(home),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from typing import Any
 
 from memeval.llm.answer import answer_record
@@ -30,6 +32,9 @@ def test_verdict_reads_the_first_word() -> None:
     assert verdict("HTTP 500") is None and verdict(None) is None
 
 
+@pytest.mark.slow
+
+
 def test_planted_answers_are_wrong_and_on_topic(record: dict[str, Any]) -> None:
     planted = planted_answers(record["probes"])
     assert all(not grade_answer(probe_from_record(p), answer) for p, _, answer in planted)
@@ -39,6 +44,9 @@ def test_planted_answers_are_wrong_and_on_topic(record: dict[str, Any]) -> None:
     assert by_probe[("permit-cost", "unknown")] == "unknown"
     assert by_probe[("no-vault", "invented")] == "7741"
     assert len({p["id"] for p, _, _ in planted}) == 8 and len(planted) == 17
+
+
+@pytest.mark.slow
 
 
 def test_judge_and_its_leniency_check(mock: Mock, settings, record: dict[str, Any]) -> None:
@@ -56,6 +64,9 @@ def test_judge_and_its_leniency_check(mock: Mock, settings, record: dict[str, An
     assert judge["agreement"] == {"agree": 13, "n": 15} and judge["accepted"] == {"k": 9, "n": 15}
     assert judge["calls"] == 32 and mock.chat_calls() == 15 + 32
     assert judge["cost_usd"] == judge["incurred"]["cost_usd"] and judge["stopped"] is None
+
+
+@pytest.mark.slow
 
 
 def test_yaml_judge_block_turns_judging_on(mock: Mock, settings, record: dict[str, Any]) -> None:

@@ -4,10 +4,14 @@ where the faults are (test_engine_faults.py, test_interrupt.py, test_resume.py).
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from memeval.servers.launch import RunningServer
 from tests.reliability.support import record, run_env, scopes, start_run
+
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
 
 
 def test_two_runs_started_together_on_one_server_keep_apart_and_both_clean_up(fake: RunningServer,

@@ -16,6 +16,8 @@ from tests.reliability.support import (KEY, DroppingProxy, erase_all, finished, 
                                        memeval_resume, memeval_run, record, run_env, run_id_of, run_scopes, scopes,
                                        start_run, wait_for)
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 def statuses(run: dict) -> dict[str, str]:
     return {s["id"]: s["status"] for s in run["scenarios"]}

@@ -21,6 +21,8 @@ from tests.reliability.support import (FAKE_DEF, MEMEVAL, THREE, erase_all, fini
                                        memeval_resume, record, run_env, run_id_of, run_scopes, start_run,
                                        started_tenants, wait_for)
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 def _mid_beta(cortex: RunningServer, out: Path, *extra: str):
     """A run that has finished alpha and is settling beta's writes: from alpha's start on,

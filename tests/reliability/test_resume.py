@@ -15,6 +15,8 @@ from tests.reliability.support import (finished, journal, memeval_resume, memeva
                                        record, run_env, run_id_of, run_scopes, scopes, start_fake, start_run,
                                        wait_for)
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[RunningServer]:
@@ -33,7 +35,7 @@ def test_a_run_killed_in_its_second_scenario_resumes_to_the_uninterrupted_result
     assert whole.returncode == 0, whole.stderr
     expected = record(tmp_path / "whole")
 
-    folder = tmp_path / "runs" / "rel"  # no --out: runs/<label> under the working directory
+    folder = tmp_path / "runs" / "rel" / "latest"  # no --out: runs/<label>/<run id>, named by latest
     fake.faults(index_delay=1.5)  # writes now take 1.5 s to be listed: the kill lands while beta settles
     proc = start_run(None, env, "--label", "rel", cwd=tmp_path)
     wait_for(lambda: finished(folder, "alpha"), "alpha to finish", proc=proc)

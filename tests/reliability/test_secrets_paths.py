@@ -35,6 +35,9 @@ def leaks(folder: Path, *texts: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
+
+
 def test_planted_keys_reach_no_output_file_stdout_or_stderr(mock: RunningServer, tmp_path: Path) -> None:
     out, cache = tmp_path / "out", tmp_path / "cache"
     env = run_env(None, key=CORTEX_SECRET, EVAL_LLM_URL=f"{mock.url}/v1", EVAL_LLM_KEY=LLM_SECRET,
@@ -49,6 +52,9 @@ def test_planted_keys_reach_no_output_file_stdout_or_stderr(mock: RunningServer,
     assert leaks(tmp_path, proc.stdout, proc.stderr) == []  # output folder, answer cache, stdout, stderr
 
 
+@pytest.mark.slow
+
+
 def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(fake: RunningServer, tmp_path: Path) -> None:
     out = tmp_path / "out"
     env = run_env(fake.url, key=CORTEX_SECRET)
@@ -58,6 +64,9 @@ def test_a_wrong_key_fails_with_one_line_that_does_not_show_it(fake: RunningServ
     assert len(errors) == 1, proc.stderr
     assert "401 UNAUTHORIZED" in errors[0] and "check CORTEX_DB_KEY" in errors[0]
     assert leaks(tmp_path, proc.stdout, proc.stderr) == []
+
+
+@pytest.mark.slow
 
 
 def test_a_refusing_model_endpoint_stops_the_answerer_without_showing_its_key(mock: RunningServer, fake: RunningServer,

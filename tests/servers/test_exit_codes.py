@@ -53,3 +53,25 @@ def test_a_malformed_fault_option_says_what_it_expects(
         main(argv)
     assert stop.value.code == 2
     assert expected in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("main", "args"), [
+    (fake_cortex.main, ["--index-delay", "nan"]), (fake_cortex.main, ["--pack-ttl", "-1"]),
+    (fake_cortex.main, ["--wait-cap", "inf"]), (fake_cortex.main, ["--storm-every", "1.5"]),
+    (fake_cortex.main, ["--port", "-1"]), (mock_inference.main, ["--latency", "nan"]),
+    (mock_inference.main, ["--port", "70000"]),
+])
+def test_a_number_an_option_cannot_mean_exits_2_before_listening(main: Callable[[list[str]], int], args: list[str],
+                                                                capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(args)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {args[0]}: '{args[1]}'" in err and "listening" not in err
+
+
+def test_a_number_from_the_environment_is_checked_too(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    monkeypatch.setenv("FAKE_CORTEX_INDEX_DELAY", "nan")
+    with pytest.raises(SystemExit) as done:
+        fake_cortex.main([])
+    assert done.value.code == 2 and "argument --index-delay: 'nan'" in capsys.readouterr().err

@@ -14,6 +14,8 @@ from memeval.servers.cortex_enrich import extract_facts
 from memeval.servers.hosted import _Limiter
 from memeval.servers.launch import start_server
 
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
+
 
 @pytest.fixture(autouse=True)
 def _no_faults_left(cortex: Cortex) -> Iterator[None]:

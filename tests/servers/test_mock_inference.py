@@ -7,7 +7,9 @@ import math
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import openai
@@ -15,6 +17,8 @@ import pytest
 
 from memeval.servers.launch import RunningServer, start_server
 from memeval.servers.mock_models import schema_instance
+
+pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
 
 PACK = """## Brain
 - [2026-09-01 09:00] user: The staging database runs Postgres 16.
@@ -161,6 +165,23 @@ def test_latency_knob_delays_model_calls(http: httpx.Client) -> None:
     assert http.post("/_mock/faults", json={"latency": 0.2}).json() == {"fail": [], "latency": 0.2}
     assert _chat(http, [{"role": "user", "content": "hi"}]).elapsed.total_seconds() >= 0.2
     assert http.post("/_mock/faults", json={"latency": -1}).status_code == 400
+    for number in ("NaN", "Infinity"):  # JSON as Python writes it: refused, not slept on
+        body = '{"latency": %s}' % number
+        assert http.post("/_mock/faults", content=body, headers={"content-type": "application/json"}).status_code == 400
+
+
+def test_a_fault_set_while_a_call_sleeps_is_left_for_the_next_call(mock: RunningServer, http: httpx.Client) -> None:
+    """A call that arrived before a fault was set (here: still in its latency sleep when a client
+    clears the faults and sets a one-shot 403) answers 200; the 403 goes to the next call."""
+    http.post("/_mock/faults", json={"latency": 0.6})
+    messages = [{"role": "user", "content": PACK}]
+    with ThreadPoolExecutor(1) as pool:
+        early = pool.submit(_chat, http, messages)
+        time.sleep(0.2)  # the early call has arrived and sleeps
+        http.post("/_mock/faults", json={"clear": True, "fail": [{"status": 403}]})
+        assert early.result(timeout=10).status_code == 200
+    assert _chat(http, messages).status_code == 403
+    assert _chat(http, messages).status_code == 200
 
 
 def test_memeval_serve_runs_in_the_foreground_until_sigterm() -> None:

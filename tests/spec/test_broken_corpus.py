@@ -136,6 +136,9 @@ def test_validate_on_a_valid_file_exits_0(capsys: pytest.CaptureFixture[str]) ->
     assert out == "tests/fixtures/mini.yaml: ok (suite mini: 1 scenario, 8 probes)\n"
 
 
+@pytest.mark.slow
+
+
 def test_console_entry_point_exits_2_without_a_traceback() -> None:
     """The real process: the exit code and stderr a user sees."""
     case = "tests/spec/broken/duplicate-yaml-key.yaml"

@@ -140,6 +140,9 @@ def test_the_unmutated_fixture_loads(scratch: Path) -> None:
     assert load_checked(scratch, MINI.encode()) is None
 
 
+@pytest.mark.slow
+
+
 def test_validate_on_random_inputs_exits_2_without_a_traceback(tmp_path: Path) -> None:
     rng = random.Random(20260901)
     inputs = {

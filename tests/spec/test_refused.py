@@ -91,6 +91,7 @@ CRASHERS = ["date-day-overflow", "date-epoch-invalid", "date-epoch-9999", "non-f
             "shared-tenant"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CRASHERS)
 def test_specs_that_crashed_plan_or_run_exit_2_from_validate_plan_and_run(tmp_path: Path, case: str) -> None:
     path = f"tests/spec/broken/{case}.yaml"
@@ -109,6 +110,7 @@ def test_specs_that_crashed_plan_or_run_exit_2_from_validate_plan_and_run(tmp_pa
 
 # --- files that are not files --------------------------------------------------------------
 
+@pytest.mark.slow
 def test_devices_and_fifos_are_refused_without_reading_from_them(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo.yaml")
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
@@ -126,6 +128,7 @@ def test_devices_and_fifos_are_refused_without_reading_from_them(tmp_path: Path)
     ]
 
 
+@pytest.mark.slow
 def test_an_include_outside_the_suite_folder_is_never_read_or_quoted(tmp_path: Path) -> None:
     canary = "sk-canary-outside-4242"
     (tmp_path / "secret").mkdir()
@@ -158,6 +161,7 @@ def evil_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_an_engine_definition_beside_a_suite_never_starts_a_process(evil_tree: Path) -> None:
     suite = "../evil/specs/suite.yaml"
     ran = memeval("run", suite, "--out", "out", "--quiet", cwd=evil_tree / "elsewhere")
@@ -215,6 +219,7 @@ def test_prompt_templates_cannot_reach_python(tmp_path: Path, payload: str, monk
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.slow
 def test_run_with_an_escaping_prompt_exits_2_before_the_engine(tmp_path: Path) -> None:
     (tmp_path / "evil.j2").write_text("{% block system %}" + ESCAPES[0] + "{% endblock %}{% block user %}q{% endblock %}")
     text = MINI.read_text("utf-8").replace("scenarios:\n", "llm: {prompt: evil.j2}\nscenarios:\n", 1)

@@ -9,6 +9,7 @@ properties, not accuracy.
 
 from __future__ import annotations
 
+import functools
 import glob
 import os
 import re
@@ -16,10 +17,12 @@ from collections import Counter
 
 import pytest
 
+from memeval.pack import Pack
 from memeval.report.files import read_run
 from memeval.score.match import contains
 from memeval.score.stats import rate
 from memeval.spec.load import load_suite
+from memeval.script import scripted_reply
 from memeval.spec.model import Scenario, Suite
 from tests.conftest import ROOT, cli
 
@@ -30,6 +33,7 @@ GROUPS = ("learning", "surprise", "conflicts", "freshness", "leaks", "abstention
 PURPOSES = {"brain_lookup", "restart_recall", "contradictions", "tool_heavy", "team_handoff", "compaction",
             "isolation", "needle_in_noise", "learnings", "learning_from_feedback", "surprise", "conflicts",
             "abstention", "forgetting"}
+NOTHING_RECALLED = Pack(markdown="", tokens=0, refs=(), sections=())
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +41,16 @@ def suite() -> Suite:
     return load_suite(SUITE)
 
 
+@functools.cache
+def _reply_policy() -> str:
+    return load_suite(SUITE).agent.reply
+
+
 def _written(scenario: Scenario, tenant: str | None = None, skip: frozenset[str] = frozenset()) -> list[str]:
     """Every text the scenario writes to memory (optionally one tenant's, leaving out ids in
-    ``skip``), as memory holds it: a tool result only when the reply carries it."""
+    ``skip``), as memory holds it: each reply as the scripted agent writes it (a tool result only
+    when the reply carries it). A reply policy that echoes memory would also write recalled lines,
+    which no static check can know; the empty pack leaves those out."""
     texts = []
     for doc in scenario.documents:
         if doc.id not in skip and tenant in (None, doc.tenant):
@@ -50,8 +61,7 @@ def _written(scenario: Scenario, tenant: str | None = None, skip: frozenset[str]
             continue
         for ex in thread.exchanges:
             texts.append(ex.user)
-            texts.append(ex.reply if ex.reply is not None else
-                         "\n".join(f"{t.name} returned: {t.result}" for t in ex.tools if t.carried))
+            texts.append(scripted_reply(ex, NOTHING_RECALLED, _reply_policy()))
     return texts
 
 

@@ -48,6 +48,9 @@ def assert_gone(pids: list[int]) -> None:
             os.kill(pid, 0)
 
 
+@pytest.mark.slow
+
+
 def test_sweep_end_to_end(tmp_path):
     matrix = write_matrix(tmp_path, "matrix: e2e\n" + FAST + textwrap.dedent("""\
     repeat: 2
@@ -89,6 +92,9 @@ def test_sweep_end_to_end(tmp_path):
     assert_gone(server_pids(str(out)))
 
 
+@pytest.mark.slow
+
+
 def test_drift_guard_fails_a_cell_whose_server_runs_an_undeclared_flag(tmp_path, monkeypatch):
     matrix = load_matrix(write_matrix(tmp_path, "matrix: drift\n" + FAST + "profiles: [{name: baseline}]\n"))
     monkeypatch.setenv("CORTEX_LEAKED_FLAG", "1")
@@ -110,6 +116,7 @@ def test_drift_lines_name_every_difference_and_hide_secrets():
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.slow
 def test_ctrl_c_stops_the_sweep_tears_servers_down_and_exits_130(tmp_path, sig):
     slow = FAST.replace("settle_timeout_s: 5", "settle_timeout_s: 60")
     matrix = write_matrix(tmp_path, "matrix: stop\n" + slow + textwrap.dedent("""\
@@ -162,6 +169,9 @@ def test_ports_come_from_the_range_and_pin_the_server_block(tmp_path):
     engine = load_matrix(write_matrix(tmp_path, "matrix: p\nprofiles: [{name: a}]\n")).engine
     pinned = with_port(engine, 41700).server
     assert "41700" in pinned["start"] and pinned["url"] == "http://127.0.0.1:41700"
+
+
+@pytest.mark.slow
 
 
 def test_unknown_profile_is_a_usage_error(tmp_path):
