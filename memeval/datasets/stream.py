@@ -83,8 +83,8 @@ class ArrayStream:
                                      f"{MAX_ELEMENT_BYTES} characters; refusing to buffer it") from None
                 buf, pos = chunks.more(buf, pos)
                 continue
-            # a number at the very end of the buffer may continue in the next chunk
-            if end == len(buf) and not chunks.eof and not isinstance(value, (dict, list, str)):
+            # a number near the end of the buffer may continue in the next chunk ("0" of "0.5e3")
+            if _is_number(value) and end > len(buf) - 8 and not chunks.eof:
                 buf, pos = chunks.more(buf, pos)
                 continue
             return value, buf, end
@@ -147,6 +147,10 @@ class _Chunks:
             return self.decoder.decode(data, final)
         except UnicodeDecodeError as err:
             raise UsageError(f"{self.path}: not UTF-8 text near byte {self.read_bytes}: {err.reason}") from None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _may_continue(err: json.JSONDecodeError, length: int) -> bool:
