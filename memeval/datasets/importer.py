@@ -32,7 +32,9 @@ def category_map_text() -> str:
 def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selection,
                    sha256: str | None = None, variant: str | None = None) -> tuple[DatasetFile, ImportResult]:
     """Verify the file (raising :class:`UsageError` before writing anything), then write
-    ``out/suite.yaml`` and ``out/scenarios/<id>.yaml`` for the selected questions."""
+    ``out/suite.yaml`` and ``out/scenarios/<id>.yaml`` for the selected questions. The second
+    pass stops after the last selected unit, so a small selection from the front of a large file
+    reads little of it twice."""
     dataset = scan(fmt, path, sha256=sha256, variant=variant)
     chosen = set(select(dataset, selection))
     if not chosen:
@@ -41,12 +43,18 @@ def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selec
     epoch = epoch_of(min(u.earliest for u in units))
     result = ImportResult(Path(out))
     scenarios_dir = prepare(result.directory)
-    for unit in iter_units(dataset):
+    pending = {u.id for u in units}
+    units_read = iter_units(dataset)
+    for unit in units_read:
         document = _document(unit, chosen, epoch, result)
         if document is not None:
             write_yaml(scenarios_dir / f"{document['scenario']}.yaml", _header(dataset), document)
             result.scenarios += 1
             result.probes += len(document["probes"])
+        pending.discard(unit.sample_id if isinstance(unit, LocomoSample) else unit.question_id)
+        if not pending:  # the rest of a multi-gigabyte file holds nothing selected
+            units_read.close()
+            break
     if not result.scenarios:
         raise UsageError(f"{dataset.path}: none of the {len(chosen)} selected questions can be mapped to a probe "
                          f"({result.unmapped[0]['reason']})")

@@ -74,16 +74,15 @@ def _turns(where: Where, field: str, raw: Any) -> tuple[Turn, ...]:
     if not isinstance(raw, list):
         raise where.error(field, "expected a list of turns")
     out = []
-    for t, turn in enumerate(raw):
-        name = f"{field}[{t}]"
-        turn = where.obj(turn, name)
-        role = turn.get("role")
+    for t, turn in enumerate(raw):  # the hot loop of a large file: names are built only on error
+        if not isinstance(turn, dict):
+            raise where.error(f"{field}[{t}]", "expected an object")
+        role, content = turn.get("role"), turn.get("content")
         if role not in _ROLES:
-            raise where.error(f"{name}.role", f"expected 'user' or 'assistant', got {role!r}")
-        content = turn.get("content")
+            raise where.error(f"{field}[{t}].role", f"expected 'user' or 'assistant', got {role!r}")
         if not isinstance(content, str):
-            raise where.error(f"{name}.content", "expected a string")
-        out.append(Turn(role=role, content=content, has_answer=turn.get("has_answer") is True))
+            raise where.error(f"{field}[{t}].content", "expected a string")
+        out.append(Turn(role, content, turn.get("has_answer") is True))
     return tuple(out)
 
 

@@ -141,7 +141,8 @@ def select(dataset: DatasetFile, selection: Selection) -> tuple[str, ...]:
 
 def iter_units(dataset: DatasetFile) -> Iterator[LmeInstance | LocomoSample]:
     """The file's typed units, one at a time (a second pass). Raises :class:`UsageError` at the
-    end if the bytes read differ from those :func:`scan` verified (the file changed between)."""
+    end if the bytes read differ from those :func:`scan` verified (the file changed between); a
+    caller that stops early (closing the iterator) skips that check."""
     stream = ArrayStream(dataset.path)
     for index, raw in enumerate(stream, 1):
         yield parse_unit(dataset.format, dataset.path, index, raw)
