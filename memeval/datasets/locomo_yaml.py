@@ -97,3 +97,9 @@ def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
             exchange["x-photos"] = photos
         out.append(exchange)
     return out
+
+
+def turn_texts(sample: LocomoSample) -> dict[str, str]:
+    """Each dia id's text as the import writes it to memory, for reading evidence ids off a
+    pack (:func:`memeval.datasets.graders.retrieved_ids`)."""
+    return {t.dia_id: turn_text(t) for s in sample.sessions for t in s.turns if t.text.strip() or t.blip_caption}

@@ -6,6 +6,9 @@ import json
 import pytest
 import yaml
 
+from memeval.datasets.graders import evidence_recall, retrieved_ids
+from memeval.datasets.locomo_yaml import turn_texts
+from memeval.datasets.source import iter_units, scan
 from memeval.report.files import read_run
 from tests.conftest import cli
 from tests.datasets.files import lme_records, locomo_records, write
@@ -112,3 +115,15 @@ def test_importing_into_a_directory_with_scenarios_is_refused(lme_suite, tmp_pat
     src = write(tmp_path / "longmemeval_s.json", lme_records())
     assert cli(["import", "longmemeval", str(src), "-o", str(out)]) == 2
     assert "already holds scenario files" in capsys.readouterr().err
+
+
+def test_evidence_recall_is_read_off_a_real_pack_by_dia_id(tmp_path, capsys):
+    src = write(tmp_path / "locomo10.json", locomo_records())
+    assert cli(["import", "locomo", str(src), "-o", str(tmp_path / "lc"), "--only", "conv-26"]) == 0
+    assert cli(["run", str(tmp_path / "lc" / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    sample = next(iter(iter_units(scan("locomo", src))))
+    texts = turn_texts(sample)
+    probes = {p["id"]: p for p in read_run(str(tmp_path / "run" / "run.json"))["probes"] if p["phase"] == "recall"}
+    found = retrieved_ids(texts, probes["q2"]["pack"])  # "What did Melanie paint?", evidence D1:2
+    assert "D1:2" in found and evidence_recall(["D1:2"], found) == 1.0
+    assert evidence_recall(["D1:2", "D2:1"], retrieved_ids(texts, "# Memory\n")) == 0.0
