@@ -12,11 +12,14 @@ stage in a fresh process so its peak RSS is its own:
   every turn, sha256), wall time, MB/s, per-instance parse p50/p95/p99, peak RSS;
 - ``json.load``: the peer, the whole file loaded at once as plain dicts, same run, same file;
 - ``import``: ``memeval import longmemeval --limit N`` (verify the whole file, then write N
-  scenarios as YAML), questions/s and YAML MB/s.
+  scenarios as YAML), questions/s and YAML MB/s;
+- ``run``: ``memeval run`` of the first ``--run-questions`` imported scenarios on the reference
+  engine (``engines/reference-bm25.yaml``, no model), wall time per question and peak RSS: the
+  YAML route, one haystack of 500 turns after another, each exchange played through the
+  scripted agent (a pre-turn recall per exchange) as every memeval scenario is.
 
-Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the stage's process. Running the
-generated suite on an engine end to end is not measured here yet (it needs the dataset-sourced
-suite route).
+Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the stage's process. Running all
+500 questions from the file itself needs the dataset-sourced suite route, which is not built yet.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import time
 from pathlib import Path
 
 MB = 1024 * 1024
+BM25_ENGINE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engines", "reference-bm25.yaml")
 
 
 def _rss_mb() -> float:
@@ -87,7 +91,22 @@ def stage_import(path: str, limit: int, out: str) -> dict[str, float]:
     return {"seconds": time.perf_counter() - start, "scenarios": result.scenarios, "yaml_bytes": size}
 
 
-STAGES = {"generate": stage_generate, "stream": stage_stream, "json.load": stage_json_load, "import": stage_import}
+def stage_run(suite_dir: str, questions: int, out: str) -> dict[str, float]:
+    from memeval.cli import main
+
+    scenarios = sorted(Path(suite_dir, "scenarios").glob("*.yaml"))
+    for extra in scenarios[questions:]:
+        extra.unlink()
+    start = time.perf_counter()
+    try:
+        main(["run", str(Path(suite_dir, "suite.yaml")), "--engine", BM25_ENGINE, "--out", out, "--quiet"])
+    except SystemExit as done:
+        if done.code:
+            raise
+    return {"seconds": time.perf_counter() - start, "questions": min(questions, len(scenarios))}
+
+
+STAGES = {"generate": stage_generate, "stream": stage_stream, "json.load": stage_json_load, "import": stage_import, "run": stage_run}
 
 
 def _run_stage(name: str, *args: object) -> dict[str, float]:
@@ -104,13 +123,14 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=500)
     parser.add_argument("--turn-words", type=int, default=120)
     parser.add_argument("--import-limit", type=int, default=50, help="Scenarios the import stage writes.")
+    parser.add_argument("--run-questions", type=int, default=5, help="Imported scenarios run on the reference engine.")
     parser.add_argument("--stage", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
         name, *rest = args.stage
         typed = [int(r) if r.isdigit() else r for r in rest]
         result = STAGES[name](*typed)
-        print(json.dumps({**result, "peak_rss_mb": _rss_mb()}))
+        print("\n" + json.dumps({**result, "peak_rss_mb": _rss_mb()}))
         return
     with tempfile.TemporaryDirectory(prefix="bench-datasets-") as tmp:
         path = os.path.join(tmp, "longmemeval_synthetic.json")
@@ -128,12 +148,16 @@ def main() -> None:
         print(f"ratio      stream/json.load: time x{stream['seconds'] / peer['seconds']:.2f}, "
               f"peak RSS x{stream['peak_rss_mb'] / peer['peak_rss_mb']:.2f}")
         limit = min(args.import_limit, args.questions)
-        imp = _run_stage("import", path, limit, os.path.join(tmp, "suite"))
+        suite = os.path.join(tmp, "suite")
+        imp = _run_stage("import", path, limit, suite)
         # the import verifies the whole file first (one stream pass), then streams it again to write
         writing = max(imp["seconds"] - stream["seconds"], 1e-9)
         print(f"import     {imp['seconds']:7.1f} s  (whole-file verify + {imp['scenarios']:.0f} scenarios, "
               f"{imp['yaml_bytes'] / MB:.0f} MB YAML)  peak RSS {imp['peak_rss_mb']:7.1f} MB; beyond the verify pass "
               f"{imp['scenarios'] / writing:.1f} questions/s, {imp['yaml_bytes'] / MB / writing:.1f} MB/s of YAML")
+        run = _run_stage("run", suite, args.run_questions, os.path.join(tmp, "run"))
+        print(f"run        {run['seconds']:7.1f} s  {run['questions']:.0f} questions of 500 turns on reference-bm25, "
+              f"{run['seconds'] / run['questions']:.2f} s/question  peak RSS {run['peak_rss_mb']:7.1f} MB")
 
 
 if __name__ == "__main__":
