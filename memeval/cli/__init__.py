@@ -24,6 +24,7 @@ COMMANDS = (
     "compare",
     "sweep",
     "regrade",
+    "import_", "generate",  # published benchmarks and synthetic haystacks (memeval.datasets)
 )
 
 

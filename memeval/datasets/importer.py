@@ -1,0 +1,101 @@
+"""``memeval import``: a verified benchmark file, or a selection of it, as editable memeval YAML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memeval.datasets import lme_yaml, locomo_yaml
+from memeval.datasets.model import LOCOMO_CATEGORIES, LmeInstance, LocomoSample
+from memeval.datasets.source import DatasetFile, Selection, iter_units, scan, select
+from memeval.datasets.yamlout import ImportResult, epoch_of, prepare, safe_id, suite_document, write_yaml
+from memeval.errors import UsageError
+
+# what the YAML language cannot say yet, written into every imported suite so a reader of the
+# files knows which x- keys carry what (and why the probes' style is a placeholder)
+NOTES = [
+    "threads are dated by day only: the time of day is kept in each thread's x-started_at",
+    "a probe cannot carry its asking time: LongMemEval's question_date is kept in x-asked_at",
+    "groups cannot name a question type or LoCoMo category: kept in x-question_type / x-category_name",
+    "evidence has no place per turn: LongMemEval's has_answer is kept in x-has_answer, LoCoMo's dia ids in x-dia_ids",
+    "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
+    "questions graded only by a judge (no value a pack can hold, or no trap to forbid) are listed under x-unmapped",
+]
+
+
+def category_map_text() -> str:
+    """LoCoMo's category ids and names, as the importer maps them (one line)."""
+    return "LoCoMo categories: " + ", ".join(f"{k} {v}" for k, v in LOCOMO_CATEGORIES.items()) + \
+        " (snap-research/locomo#29; mem0's published mapping differs)"
+
+
+def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selection,
+                   sha256: str | None = None, variant: str | None = None) -> tuple[DatasetFile, ImportResult]:
+    """Verify the file (raising :class:`UsageError` before writing anything), then write
+    ``out/suite.yaml`` and ``out/scenarios/<id>.yaml`` for the selected questions. The second
+    pass stops after the last selected unit, so a small selection from the front of a large file
+    reads little of it twice."""
+    dataset = scan(fmt, path, sha256=sha256, variant=variant)
+    chosen = set(select(dataset, selection))
+    if not chosen:
+        raise UsageError(f"{dataset.path}: the selection holds no questions")
+    units = [u for u in dataset.units if chosen.intersection(u.question_ids)]
+    epoch = epoch_of(min(u.earliest for u in units))
+    result = ImportResult(Path(out))
+    scenarios_dir = prepare(result.directory)
+    pending = {u.id for u in units}
+    units_read = iter_units(dataset)
+    for unit in units_read:
+        document = _document(unit, chosen, epoch, result)
+        if document is not None:
+            write_yaml(scenarios_dir / f"{document['scenario']}.yaml", _header(dataset), document)
+            result.scenarios += 1
+            result.probes += len(document["probes"])
+        pending.discard(unit.sample_id if isinstance(unit, LocomoSample) else unit.question_id)
+        if not pending:  # the rest of a multi-gigabyte file holds nothing selected
+            units_read.close()
+            break
+    if not result.scenarios:
+        raise UsageError(f"{dataset.path}: none of the {len(chosen)} selected questions can be mapped to a probe "
+                         f"({result.unmapped[0]['reason']})")
+    write_yaml(result.directory / "suite.yaml", _header(dataset), _suite(dataset, selection, len(chosen), epoch, result))
+    return dataset, result
+
+
+def _document(unit: LmeInstance | LocomoSample, chosen: set[str], epoch: Any, result: ImportResult) -> dict[str, Any] | None:
+    if isinstance(unit, LocomoSample):
+        return locomo_yaml.scenario(unit, chosen, epoch, result) if chosen.intersection(q.id for q in unit.questions) else None
+    if unit.question_id not in chosen:
+        return None
+    reason = lme_yaml.unmapped_reason(unit)
+    if reason:
+        result.unmapped.append({"question_id": unit.question_id, "question_type": unit.question_type,
+                                "question": unit.question, "reason": reason})
+        return None
+    return lme_yaml.scenario(unit, epoch, result)
+
+
+def _suite(dataset: DatasetFile, selection: Selection, chosen: int, epoch: Any, result: ImportResult) -> dict[str, Any]:
+    source: dict[str, Any] = {"format": dataset.format, "file": dataset.path.name, "variant": dataset.variant,
+                              "sha256": dataset.sha256, "questions_in_file": dataset.questions,
+                              "selected": chosen, "mapped": result.probes}
+    picked = {k: v for k, v in (("only", list(selection.only)), ("sample", selection.sample),
+                                ("seed", selection.seed if selection.sample is not None else None),
+                                ("limit", selection.limit)) if v}
+    if picked:
+        source["selection"] = picked
+    extra: dict[str, Any] = {"x-dataset": source}
+    if dataset.format == "locomo":
+        extra["x-category_map"] = {k: v for k, v in LOCOMO_CATEGORIES.items()}
+    extra["x-import_notes"] = NOTES
+    if result.unmapped:
+        extra["x-unmapped"] = result.unmapped
+    name = f"{dataset.format}-{dataset.variant}"
+    about = (f"{'LongMemEval' if dataset.format == 'longmemeval' else 'LoCoMo'} ({dataset.variant}), "
+             f"{result.probes} of {dataset.questions} questions, imported from {dataset.path.name}.")
+    return suite_document(safe_id(name), about, epoch, extra)
+
+
+def _header(dataset: DatasetFile) -> str:
+    return (f"Imported by `memeval import {dataset.format}` from {dataset.path.name}\n"
+            f"(variant {dataset.variant}, sha256 {dataset.sha256}). Ordinary memeval YAML: edit freely.")

@@ -1,0 +1,70 @@
+"""LongMemEval questions as memeval scenarios: one per question, in a tenant of its own, its
+haystack sessions as dated threads in ``haystack_dates`` order, the question as one probe."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from memeval.datasets.model import LmeInstance, Turn
+from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, unique_ids
+
+AGENT = "assistant"
+
+
+def unmapped_reason(instance: LmeInstance) -> str | None:
+    """Why a question cannot be an ordinary probe today, or None when it can."""
+    if instance.abstention:
+        return ("abstention (_abs): an abstention probe needs forbid (the invented answers), and the file "
+                "names none; graded by the judge only")
+    if instance.question_type == "single-session-preference":
+        return "single-session-preference: the answer is a rubric, not a value a pack can hold; judge only"
+    if not instance.answer.strip():
+        return "the answer is empty"
+    return None
+
+
+def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> dict[str, Any]:
+    """The scenario document for one mappable question (see :func:`unmapped_reason`)."""
+    sid = safe_id(instance.question_id, "lme-")
+    threads = []
+    for session, tid in zip(instance.sessions, unique_ids([s.id for s in instance.sessions])):
+        exchanges, dropped = exchanges_of(session.turns)
+        result.dropped_turns += dropped
+        if exchanges:
+            threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "exchanges": exchanges,
+                            "x-session_id": session.id, "x-date": session.date_text,
+                            "x-started_at": iso(session.date)})
+    probe: dict[str, Any] = {
+        "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
+        "expect": [instance.answer],
+        "x-question_id": instance.question_id, "x-question_type": instance.question_type,
+        "x-question_date": instance.asked_text, "x-asked_at": iso(instance.asked_at),
+        "x-asked_day": day_of(epoch, instance.asked_at),
+        "x-answer_session_ids": list(instance.answer_session_ids)}
+    return {"scenario": sid,
+            "about": f"LongMemEval question {instance.question_id} ({instance.question_type}) over its own haystack "
+                     f"of {len(instance.sessions)} sessions.",
+            "tenants": [safe_id(instance.question_id, "q-")],
+            "agents": [{"id": AGENT, "role": "chat assistant remembering one user's past sessions"}],
+            "threads": threads, "probes": [probe]}
+
+
+def exchanges_of(turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:
+    """User turns open exchanges; the assistant turn after a user turn is its reply. Returns the
+    exchanges and how many turns were dropped: empty turns, and an assistant turn with no user
+    turn before it (the language has no exchange without a user turn)."""
+    out: list[dict[str, Any]] = []
+    dropped = 0
+    for turn in turns:
+        if not turn.content.strip():
+            dropped += 1
+        elif turn.role == "user":
+            out.append({"user": turn.content, **({"x-has_answer": ["user"]} if turn.has_answer else {})})
+        elif out and "reply" not in out[-1]:
+            out[-1]["reply"] = turn.content
+            if turn.has_answer:
+                out[-1]["x-has_answer"] = out[-1].get("x-has_answer", []) + ["reply"]
+        else:
+            dropped += 1
+    return out, dropped
