@@ -1,0 +1,264 @@
+"""mem0 (``mem0ai`` 2.x, its ``Memory`` class) as a memeval engine, in-process.
+
+Install with ``pip install 'memeval[mem0]'``. mem0's LLM and embedder are its ``openai``
+providers pointed at any OpenAI-compatible endpoint (real models, or memeval's mock inference
+server, which answers mem0's extraction call by copying lines: wiring, not intelligence). Its
+vector store is qdrant in local mode on disk and its history a SQLite file, both under the
+engine's data folder; telemetry is off and ``MEM0_DIR`` is set (when unset) under that folder
+before mem0 is first imported, so nothing is written to the home directory.
+
+Mapping: a tenant is mem0's ``user_id`` and an item's agent its ``agent_id``; threads are not
+mem0 runs (a run id may not hold whitespace, a thread may) and stay in the metadata with the
+node and every other field (:mod:`memeval.engines.mem0_records`). A write is one ``add`` of the
+item's text as a single message, with ``infer`` raw storage (false) or mem0's LLM extraction
+(true, the default). Recall is ``search`` with ``top_k`` = the request's limit and the node
+filter applied inside qdrant; ``query=None`` is the listing's order. A hit is the source item
+with the memory's text. ``forget`` deletes every memory of the items, ``erase`` is
+``delete_all`` for the user.
+
+Listing: ``get_all`` of the user, grouped by source item (texts joined in write order), newest
+first. With ``infer`` an item is listed only if mem0 kept at least one memory from it: an item
+mem0 extracted nothing from (or deduplicated against an equal memory) is honestly not there.
+
+Capabilities: ``forget``, ``erase``, and with ``infer`` also ``inspect`` (the memories
+``get_all`` returns are mem0's captured facts; without ``infer`` they are the raw turns, so
+``inspect`` is not declared). Belief builds, conflicts, answers, usage and a backlog do not
+exist in mem0 and are not declared.
+
+Settings: ``url`` (the endpoint, e.g. ``http://127.0.0.1:8000/v1``; else ``$MEM0_OPENAI_URL``),
+``llm_model``, ``embed_model``, ``embed_dims`` (default 256), ``api_key_env`` (the NAME of the
+variable holding the key; without it a placeholder key is sent, fine for the mock), ``infer``
+(default true), ``threshold`` (mem0's minimum search score, default 0.1 as in mem0) and
+``data_dir`` (default: a temporary folder this engine owns and removes on close).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from memeval.engines import mem0_records as records
+from memeval.engines.base import Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt
+from memeval.engines.listing import newest_page, recency_key
+from memeval.errors import EngineError, UsageError
+from memeval.suggest import did_you_mean
+
+URL_ENV = "MEM0_OPENAI_URL"
+PLACEHOLDER_KEY = "memeval-no-key"
+COLLECTION = "memeval"
+LIST_CAP = 100_000
+_SETTINGS = ("url", "llm_model", "embed_model", "embed_dims", "api_key_env", "infer", "threshold", "data_dir")
+_DEFAULTS: dict[str, Any] = {"llm_model": "mock-chat", "embed_model": "mock-embed", "embed_dims": 256,
+                             "infer": True, "threshold": 0.1}
+
+
+def create(settings: Mapping[str, Any]) -> Mem0Engine:
+    """The ``mem0`` entry point.
+
+    Raises:
+        UsageError: an unknown or invalid setting, no endpoint, the key variable unset, or
+            mem0 not installed.
+        EngineError: mem0 could not be configured (its reason).
+    """
+    conf = _settings(settings)
+    owned = conf["data_dir"] is None
+    folder = tempfile.mkdtemp(prefix="memeval-mem0-") if owned else os.path.abspath(conf["data_dir"])
+    try:
+        os.makedirs(folder, exist_ok=True)
+        memory = _guard("configure", lambda: _memory_class(folder).from_config(_config(conf, folder)))
+    except BaseException:
+        if owned:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return Mem0Engine(memory, conf, folder, owned)
+
+
+def _settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    for key in settings:
+        if key not in _SETTINGS:
+            raise UsageError(f"mem0 engine: unknown setting {key!r}{did_you_mean(key, _SETTINGS)}")
+    conf = {**_DEFAULTS, "data_dir": None, **settings}
+    conf["url"] = conf.get("url") or os.environ.get(URL_ENV)
+    if not conf["url"]:
+        raise UsageError(f"mem0 engine: no endpoint: set the url setting or {URL_ENV}")
+    if not isinstance(conf["infer"], bool):
+        raise UsageError(f"mem0 engine: infer must be true or false, not {conf['infer']!r}")
+    dims, threshold = conf["embed_dims"], conf["threshold"]
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise UsageError(f"mem0 engine: embed_dims must be a positive integer, not {dims!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise UsageError(f"mem0 engine: threshold must be a number in [0, 1], not {threshold!r}")
+    env = conf.get("api_key_env")
+    if env is not None and not os.environ.get(str(env)):
+        raise UsageError(f"mem0 engine: the key variable {env} is not set")
+    return conf
+
+
+def _memory_class(folder: str) -> Any:
+    """mem0's ``Memory``, imported with telemetry off and ``MEM0_DIR`` under ``folder`` (mem0
+    reads both once, at its first import)."""
+    os.environ["MEM0_TELEMETRY"] = "False"
+    os.environ.setdefault("MEM0_DIR", os.path.join(folder, "mem0-dir"))
+    try:
+        from mem0 import Memory
+    except ImportError as err:
+        raise UsageError(f"mem0 engine: needs pip install 'memeval[mem0]' ({err})") from err
+    return Memory
+
+
+def _config(conf: Mapping[str, Any], folder: str) -> dict[str, Any]:
+    env = conf.get("api_key_env")
+    key = os.environ[str(env)] if env else PLACEHOLDER_KEY
+    endpoint = {"api_key": key, "openai_base_url": conf["url"]}
+    return {
+        "vector_store": {"provider": "qdrant", "config": {"collection_name": COLLECTION, "path": os.path.join(folder, "qdrant"),
+                                                          "embedding_model_dims": conf["embed_dims"], "on_disk": True}},
+        "llm": {"provider": "openai", "config": {"model": conf["llm_model"], "temperature": 0, **endpoint}},
+        "embedder": {"provider": "openai", "config": {"model": conf["embed_model"], "embedding_dims": conf["embed_dims"],
+                                                      **endpoint}},
+        "history_db_path": os.path.join(folder, "history.db"),
+    }
+
+
+def _guard(what: str, call: Callable[[], Any]) -> Any:
+    """``call()``, with any failure of mem0, qdrant or the endpoint as a one-line EngineError."""
+    try:
+        return call()
+    except (EngineError, UsageError):
+        raise
+    except Exception as err:
+        reason = " ".join(str(err).split())[:300] or "no reason given"
+        raise EngineError(f"mem0 {what} failed: {type(err).__name__}: {reason}") from None
+
+
+class Mem0Engine:
+    """A mem0 ``Memory`` behind the engine contract; calls are serialised (qdrant's local mode
+    is not safe across threads)."""
+
+    def __init__(self, memory: Any, conf: Mapping[str, Any], folder: str, owned: bool) -> None:
+        """Prefer :func:`create`; ``owned`` means ``folder`` is removed on close."""
+        self._memory = memory
+        self._infer = bool(conf["infer"])
+        self._threshold = float(conf["threshold"])
+        self._public = {k: conf[k] for k in ("url", "llm_model", "embed_model", "embed_dims", "infer", "threshold")}
+        self._folder, self._owned = folder, owned
+        self._written: dict[str, set[str]] = {}
+        self._seq = 0
+        self._lock = threading.Lock()
+
+    def info(self) -> EngineInfo:
+        """Name, mem0's version, capabilities (``inspect`` only with ``infer``) and settings."""
+        caps = {"forget", "erase"} | ({"inspect"} if self._infer else set())
+        settings = {**self._public, "vector_store": "qdrant (local, on disk)"}
+        return EngineInfo("mem0", importlib.metadata.version("mem0ai"), frozenset(caps), settings=settings)
+
+    def write(self, item: MemoryItem) -> WriteReceipt:
+        """One ``add`` of the item; a second write of the same id in this process stores nothing.
+
+        Raises:
+            EngineError: mem0 or the endpoint failed (the item is then not marked written).
+        """
+        with self._lock:
+            written = self._written.setdefault(item.tenant, set())
+            if item.id in written:
+                return WriteReceipt(item.id, replayed=True)
+            recency_key(item, 0)  # refuses a malformed timestamp before mem0 stores anything
+            self._seq += 1
+            meta = records.metadata(item, self._seq)
+            _guard("add", lambda: self._memory.add(records.messages(item), user_id=item.tenant, agent_id=item.agent,
+                                                   metadata=meta, infer=self._infer))
+            written.add(item.id)
+            return WriteReceipt(item.id)
+
+    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+        """A page of the items mem0 holds memories of, newest first by ``at`` then write order.
+
+        Raises:
+            EngineError: an invalid ``limit`` or cursor, or mem0 failed.
+        """
+        with self._lock:
+            memories = self._all({"user_id": tenant})
+        grouped: dict[str, tuple[int, MemoryItem]] = {}
+        for seq, item in sorted(memories, key=lambda pair: pair[0]):
+            if item.id in grouped:
+                kept = grouped[item.id][1]
+                item = dataclasses.replace(kept, text=f"{kept.text}\n{item.text}")
+            grouped[item.id] = (seq, item)
+        keyed = sorted((recency_key(item, seq), item) for seq, item in grouped.values())
+        return newest_page(keyed, cursor, limit)
+
+    list = page  # TODO(merge): remove alias
+
+    def recall(self, request: RecallRequest) -> list[Hit]:
+        """At most ``request.limit`` memories in the requested nodes: mem0's ``search`` ranking
+        (its score) for a query, newest first (scored ``1 / position``) for ``query=None``.
+        A query of only whitespace, which mem0 refuses, matches nothing.
+
+        Raises:
+            EngineError: mem0 or the endpoint failed.
+        """
+        filters = records.node_filter(request.tenant, tuple(request.nodes))
+        if request.limit <= 0 or not request.nodes or (request.query is not None and not request.query.strip()):
+            return []
+        with self._lock:
+            if request.query is None:
+                found = sorted(self._all(filters), key=lambda pair: recency_key(pair[1], pair[0]), reverse=True)
+                return [Hit(item, 1.0 / (i + 1)) for i, (_, item) in enumerate(found[: request.limit])]
+            result = _guard("search", lambda: self._memory.search(request.query, top_k=request.limit, filters=filters,
+                                                                  threshold=self._threshold))
+        hits = [(records.item_of(m), float(m.get("score") or 0.0)) for m in result["results"]]
+        return [Hit(item, score) for item, score in hits if item is not None]
+
+    def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
+        """Delete every memory of the given items; returns how many of the items had memories."""
+        if not ids:
+            return 0
+        with self._lock:
+            found = _guard("get_all", lambda: self._memory.get_all(
+                filters={"user_id": tenant, records.ID: {"in": list(ids)}}, top_k=LIST_CAP))["results"]
+            for memory in found:
+                _guard("delete", lambda: self._memory.delete(memory["id"]))
+            removed = {records.item_of(m).id for m in found if records.item_of(m) is not None}  # type: ignore[union-attr]
+            self._written.get(tenant, set()).difference_update(ids)
+            return len(removed)
+
+    def erase(self, tenant: str) -> None:
+        """``delete_all`` for the tenant's user."""
+        with self._lock:
+            _guard("delete_all", lambda: self._memory.delete_all(user_id=tenant))
+            self._written.pop(tenant, None)
+
+    def inspect(self, tenant: str) -> Derived:
+        """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact
+        ``<node> memory <text>``; no beliefs, no conflicts (mem0 has neither)."""
+        with self._lock:
+            memories = sorted(self._all({"user_id": tenant}), key=lambda pair: pair[0])
+        return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
+
+    def close(self) -> None:
+        """Close mem0 (its qdrant client and history file) and remove the folder if owned."""
+        with self._lock:
+            try:
+                _guard("close", self._memory.close)
+            finally:
+                if self._owned:
+                    shutil.rmtree(self._folder, ignore_errors=True)
+
+    def _all(self, filters: dict[str, Any]) -> list[tuple[int, MemoryItem]]:
+        """Every memeval memory ``get_all`` returns for ``filters``, with its write number.
+
+        Raises:
+            EngineError: mem0 failed, or the user holds more than ``LIST_CAP`` memories (mem0's
+                ``get_all`` cannot page, and a silently cut listing would lie).
+        """
+        found = _guard("get_all", lambda: self._memory.get_all(filters=filters, top_k=LIST_CAP))["results"]
+        if len(found) >= LIST_CAP:
+            raise EngineError(f"mem0 holds {LIST_CAP} or more memories for one tenant; get_all cannot list them all")
+        items = [(records.seq_of(m), records.item_of(m)) for m in found]
+        return [(seq, item) for seq, item in items if item is not None]
