@@ -1,13 +1,15 @@
-"""Newest-first listing for adapters that keep their own order: recency keys and cursor pages.
+"""Newest-first listing for adapters that keep their own order: recency keys, cursor pages and
+a per-tenant log of accepted items.
 
 An item's recency key sorts by ``at`` and then by write order, every undated item below every
-dated one, so ``page`` can hand out a key as its cursor and resume strictly below it.
+dated one, so a page can hand out a key as its cursor and resume strictly below it (a write
+between pages never repeats or skips an item).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from operator import itemgetter
 
@@ -57,3 +59,50 @@ def _cursor_key(cursor: str) -> RecencyKey:
         return (int(dated), float(seconds), int(seq))
     except ValueError:
         raise EngineError(f"invalid list cursor {cursor!r}") from None
+
+
+class ItemLog:
+    """The items one tenant accepted, by id, listable newest first. Not thread-safe: the
+    engine serialises calls."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[RecencyKey, MemoryItem]] = {}
+        self._seq = 0
+        self._ascending: list[tuple[RecencyKey, MemoryItem]] | None = None
+
+    def __contains__(self, item_id: str) -> bool:
+        return item_id in self._items
+
+    def get(self, item_id: str) -> MemoryItem:
+        """The accepted item of that id. Raises KeyError."""
+        return self._items[item_id][1]
+
+    def add(self, item: MemoryItem) -> None:
+        """Accept ``item`` (its id must be new).
+
+        Raises:
+            EngineError: ``item.at`` is not a timestamp.
+        """
+        self._items[item.id] = (recency_key(item, self._seq), item)
+        self._seq += 1
+        self._ascending = None
+
+    def remove(self, ids: Iterable[str]) -> list[str]:
+        """Drop items by id; returns the ids that were here, each once."""
+        gone = [i for i in dict.fromkeys(ids) if self._items.pop(i, None) is not None]
+        if gone:
+            self._ascending = None
+        return gone
+
+    def page(self, cursor: str | None, limit: int) -> ListPage:
+        """See :func:`newest_page`."""
+        return newest_page(self._sorted(), cursor, limit)
+
+    def newest(self) -> Iterator[MemoryItem]:
+        """Every item, newest first."""
+        return (item for _, item in reversed(self._sorted()))
+
+    def _sorted(self) -> list[tuple[RecencyKey, MemoryItem]]:
+        if self._ascending is None:
+            self._ascending = sorted(self._items.values(), key=itemgetter(0))
+        return self._ascending

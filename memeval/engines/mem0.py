@@ -4,8 +4,8 @@ Install with ``pip install 'memeval[mem0]'``. mem0's LLM and embedder are its ``
 providers pointed at any OpenAI-compatible endpoint (real models, or memeval's mock inference
 server, which answers mem0's extraction call by copying lines: wiring, not intelligence). Its
 vector store is qdrant in local mode on disk and its history a SQLite file, both under the
-engine's data folder; telemetry is off and ``MEM0_DIR`` is set (when unset) under that folder
-before mem0 is first imported, so nothing is written to the home directory.
+engine's data folder; telemetry is off and ``MEM0_DIR`` points (unless set) under that folder
+when mem0 is first imported, so nothing is written to the home directory.
 
 Mapping: a tenant is mem0's ``user_id`` and an item's agent its ``agent_id``; threads are not
 mem0 runs (a run id may not hold whitespace, a thread may) and stay in the metadata with the
@@ -16,9 +16,11 @@ filter applied inside qdrant; ``query=None`` is the listing's order. A hit is th
 with the memory's text. ``forget`` deletes every memory of the items, ``erase`` is
 ``delete_all`` for the user.
 
-Listing: ``get_all`` of the user, grouped by source item (texts joined in write order), newest
-first. With ``infer`` an item is listed only if mem0 kept at least one memory from it: an item
-mem0 extracted nothing from (or deduplicated against an equal memory) is honestly not there.
+Listing: mem0 has no list of what was written (``get_all`` lists derived memories, and an
+extraction may keep nothing of a turn, or fold it into an equal memory it already holds), so
+``page`` lists the items this engine accepted (``add`` returned), as written, newest first;
+what mem0 kept of them is ``inspect`` and what it finds is ``recall``. The log, like the
+replay check, lives in this process.
 
 Capabilities: ``forget``, ``erase``, and with ``infer`` also ``inspect`` (the memories
 ``get_all`` returns are mem0's captured facts; without ``infer`` they are the raw turns, so
@@ -34,7 +36,6 @@ variable holding the key; without it a placeholder key is sent, fine for the moc
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.metadata
 import os
 import shutil
@@ -45,7 +46,7 @@ from typing import Any
 
 from memeval.engines import mem0_records as records
 from memeval.engines.base import Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt
-from memeval.engines.listing import newest_page, recency_key
+from memeval.engines.listing import ItemLog, newest_page, recency_key
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
@@ -101,14 +102,20 @@ def _settings(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _memory_class(folder: str) -> Any:
-    """mem0's ``Memory``, imported with telemetry off and ``MEM0_DIR`` under ``folder`` (mem0
-    reads both once, at its first import)."""
+    """mem0's ``Memory``, imported with telemetry off and, unless the caller set its own,
+    ``MEM0_DIR`` under ``folder``. mem0 reads both once, at its first import; ``MEM0_DIR`` is
+    set only for that import, so no later process inherits a folder this engine removes."""
     os.environ["MEM0_TELEMETRY"] = "False"
-    os.environ.setdefault("MEM0_DIR", os.path.join(folder, "mem0-dir"))
+    preset = "MEM0_DIR" in os.environ
+    if not preset:
+        os.environ["MEM0_DIR"] = os.path.join(folder, "mem0-dir")
     try:
         from mem0 import Memory
     except ImportError as err:
         raise UsageError(f"mem0 engine: needs pip install 'memeval[mem0]' ({err})") from err
+    finally:
+        if not preset:
+            del os.environ["MEM0_DIR"]
     return Memory
 
 
@@ -148,7 +155,7 @@ class Mem0Engine:
         self._threshold = float(conf["threshold"])
         self._public = {k: conf[k] for k in ("url", "llm_model", "embed_model", "embed_dims", "infer", "threshold")}
         self._folder, self._owned = folder, owned
-        self._written: dict[str, set[str]] = {}
+        self._logs: dict[str, ItemLog] = {}
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -162,36 +169,30 @@ class Mem0Engine:
         """One ``add`` of the item; a second write of the same id in this process stores nothing.
 
         Raises:
-            EngineError: mem0 or the endpoint failed (the item is then not marked written).
+            EngineError: an invalid ``item.at``, or mem0 or the endpoint failed (the item is
+                then not accepted, so a retry writes it again).
         """
         with self._lock:
-            written = self._written.setdefault(item.tenant, set())
-            if item.id in written:
+            log = self._logs.setdefault(item.tenant, ItemLog())
+            if item.id in log:
                 return WriteReceipt(item.id, replayed=True)
             recency_key(item, 0)  # refuses a malformed timestamp before mem0 stores anything
             self._seq += 1
             meta = records.metadata(item, self._seq)
             _guard("add", lambda: self._memory.add(records.messages(item), user_id=item.tenant, agent_id=item.agent,
                                                    metadata=meta, infer=self._infer))
-            written.add(item.id)
+            log.add(item)
             return WriteReceipt(item.id)
 
     def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
-        """A page of the items mem0 holds memories of, newest first by ``at`` then write order.
+        """A page of the items accepted in ``tenant``, newest first by ``at`` then write order.
 
         Raises:
-            EngineError: an invalid ``limit`` or cursor, or mem0 failed.
+            EngineError: an invalid ``limit`` or cursor.
         """
         with self._lock:
-            memories = self._all({"user_id": tenant})
-        grouped: dict[str, tuple[int, MemoryItem]] = {}
-        for seq, item in sorted(memories, key=lambda pair: pair[0]):
-            if item.id in grouped:
-                kept = grouped[item.id][1]
-                item = dataclasses.replace(kept, text=f"{kept.text}\n{item.text}")
-            grouped[item.id] = (seq, item)
-        keyed = sorted((recency_key(item, seq), item) for seq, item in grouped.values())
-        return newest_page(keyed, cursor, limit)
+            log = self._logs.get(tenant)
+            return log.page(cursor, limit) if log else newest_page([], cursor, limit)
 
     list = page  # TODO(merge): remove alias
 
@@ -216,7 +217,8 @@ class Mem0Engine:
         return [Hit(item, score) for item, score in hits if item is not None]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
-        """Delete every memory of the given items; returns how many of the items had memories."""
+        """Delete every memory mem0 holds of the given items and drop them from the listing;
+        returns how many of the items were accepted or had memories."""
         if not ids:
             return 0
         with self._lock:
@@ -224,15 +226,15 @@ class Mem0Engine:
                 filters={"user_id": tenant, records.ID: {"in": list(ids)}}, top_k=LIST_CAP))["results"]
             for memory in found:
                 _guard("delete", lambda: self._memory.delete(memory["id"]))
-            removed = {records.item_of(m).id for m in found if records.item_of(m) is not None}  # type: ignore[union-attr]
-            self._written.get(tenant, set()).difference_update(ids)
-            return len(removed)
+            held = {records.item_of(m).id for m in found if records.item_of(m) is not None}  # type: ignore[union-attr]
+            accepted = self._logs[tenant].remove(ids) if tenant in self._logs else []
+            return len(held | set(accepted))
 
     def erase(self, tenant: str) -> None:
-        """``delete_all`` for the tenant's user."""
+        """``delete_all`` for the tenant's user, and an empty listing."""
         with self._lock:
             _guard("delete_all", lambda: self._memory.delete_all(user_id=tenant))
-            self._written.pop(tenant, None)
+            self._logs.pop(tenant, None)
 
     def inspect(self, tenant: str) -> Derived:
         """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact

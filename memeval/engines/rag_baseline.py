@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from itertools import islice
 from collections.abc import Mapping
 from typing import Any
 
 import memeval
 from memeval.engines.base import EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt, node_matches
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
-from memeval.engines.listing import RecencyKey, newest_page, recency_key
+from memeval.engines.listing import ItemLog, newest_page
 from memeval.errors import UsageError
 from memeval.suggest import did_you_mean
 
@@ -71,47 +72,36 @@ def chunks(text: str, words: int, overlap: int) -> list[str]:
 
 
 class _Tenant:
-    """One tenant: its items, their chunks in a dense index, and its listing order."""
+    """One tenant: its accepted items, their chunks in a dense index, and node codes."""
 
     def __init__(self, queries: QueryVectors) -> None:
         self.dense = DenseIndex(queries, NO_FLOOR)
-        self.items: dict[str, tuple[RecencyKey, MemoryItem, tuple[int, ...]]] = {}
-        self.chunks: list[tuple[str, str | None]] = []  # per chunk doc: item id, chunk text when cut
+        self.log = ItemLog()
+        self.docs: dict[str, tuple[int, ...]] = {}  # item id -> its chunk documents
+        self.chunks: list[tuple[str, str | None]] = []  # per chunk document: item id, chunk text when cut
         self.codes: dict[str, int] = {}
-        self.seq = 0
-        self._ascending: list[tuple[RecencyKey, MemoryItem]] | None = None
 
     def write(self, item: MemoryItem, words: int, overlap: int) -> WriteReceipt:
-        if item.id in self.items:
+        if item.id in self.log:
             return WriteReceipt(item.id, replayed=True)
-        key = recency_key(item, self.seq)
-        self.seq += 1
+        self.log.add(item)
         code = self.codes.setdefault(item.node, len(self.codes))
         parts = chunks(item.text, words, overlap)
-        docs = []
+        first = len(self.chunks)
         for part in parts:
-            docs.append(len(self.chunks))
             self.dense.add(len(self.chunks), code, part if item.title is None else f"{item.title}\n{part}")
             self.chunks.append((item.id, part if len(parts) > 1 else None))
-        self.items[item.id] = (key, item, tuple(docs))
-        self._ascending = None
+        self.docs[item.id] = tuple(range(first, len(self.chunks)))
         return WriteReceipt(item.id)
-
-    def ascending(self) -> list[tuple[RecencyKey, MemoryItem]]:
-        if self._ascending is None:
-            self._ascending = sorted(((key, item) for key, item, _ in self.items.values()), key=lambda p: p[0])
-        return self._ascending
 
     def hit(self, doc: int, score: float) -> Hit:
         item_id, part = self.chunks[doc]
-        item = self.items[item_id][1]
+        item = self.log.get(item_id)
         return Hit(item if part is None else dataclasses.replace(item, text=part), score)
 
     def forget(self, ids: tuple[str, ...]) -> int:
-        gone = [self.items.pop(i) for i in dict.fromkeys(ids) if i in self.items]
-        if gone:
-            self.dense.remove([doc for _, _, docs in gone for doc in docs])
-            self._ascending = None
+        gone = self.log.remove(ids)
+        self.dense.remove([doc for item_id in gone for doc in self.docs.pop(item_id)])
         return len(gone)
 
 
@@ -153,7 +143,7 @@ class RagBaseline:
         """
         with self._lock:
             store = self._tenants.get(tenant)
-            return newest_page(store.ascending() if store else [], cursor, limit)
+            return store.log.page(cursor, limit) if store else newest_page([], cursor, limit)
 
     list = page  # TODO(merge): remove alias
 
@@ -169,8 +159,8 @@ class RagBaseline:
             if store is None or request.limit <= 0:
                 return []
             if request.query is None:
-                newest = [item for _, item in reversed(store.ascending()) if node_matches(item.node, request.nodes)]
-                return [Hit(item, 1.0 / (i + 1)) for i, item in enumerate(newest[: request.limit])]
+                newest = (item for item in store.log.newest() if node_matches(item.node, request.nodes))
+                return [Hit(item, 1.0 / (i + 1)) for i, item in enumerate(islice(newest, request.limit))]
             codes = [code for name, code in store.codes.items() if node_matches(name, request.nodes)]
             found = store.dense.search(request.query, codes, request.limit) if codes else []
             return [store.hit(doc, score) for doc, score in found]  # type: ignore[arg-type]
