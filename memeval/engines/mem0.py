@@ -240,7 +240,7 @@ class Mem0Engine:
         """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact
         ``<node> memory <text>``; no beliefs, no conflicts (mem0 has neither)."""
         with self._lock:
-            memories = sorted(self._all({"user_id": tenant}), key=lambda pair: pair[0])
+            memories = self._all({"user_id": tenant})
         return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
 
     def close(self) -> None:
@@ -248,12 +248,18 @@ class Mem0Engine:
         with self._lock:
             try:
                 _guard("close", self._memory.close)
+                # Memory.close() closes only the history db; the local qdrant client keeps its
+                # files and lock open until garbage collection, after the folder is gone.
+                client = getattr(getattr(self._memory, "vector_store", None), "client", None)
+                if client is not None:
+                    _guard("close", client.close)
             finally:
                 if self._owned:
                     shutil.rmtree(self._folder, ignore_errors=True)
 
     def _all(self, filters: dict[str, Any]) -> list[tuple[int, MemoryItem]]:
-        """Every memeval memory ``get_all`` returns for ``filters``, with its write number.
+        """Every memeval memory ``get_all`` returns for ``filters`` with its write number, oldest
+        write first.
 
         Raises:
             EngineError: mem0 failed, or the user holds more than ``LIST_CAP`` memories (mem0's
@@ -263,4 +269,5 @@ class Mem0Engine:
         if len(found) >= LIST_CAP:
             raise EngineError(f"mem0 holds {LIST_CAP} or more memories for one tenant; get_all cannot list them all")
         items = [(records.seq_of(m), records.item_of(m)) for m in found]
-        return [(seq, item) for seq, item in items if item is not None]
+        # qdrant scrolls by point id (a random uuid): order the memories of one write by text
+        return sorted(((seq, item) for seq, item in items if item is not None), key=lambda p: (p[0], p[1].text))
