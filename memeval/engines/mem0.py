@@ -123,12 +123,13 @@ def _config(conf: Mapping[str, Any], folder: str) -> dict[str, Any]:
     env = conf.get("api_key_env")
     key = os.environ[str(env)] if env else PLACEHOLDER_KEY
     endpoint = {"api_key": key, "openai_base_url": conf["url"]}
+    store = {"collection_name": COLLECTION, "path": os.path.join(folder, "qdrant"),
+             "embedding_model_dims": conf["embed_dims"], "on_disk": True}
+    embedder = {"model": conf["embed_model"], "embedding_dims": conf["embed_dims"], **endpoint}
     return {
-        "vector_store": {"provider": "qdrant", "config": {"collection_name": COLLECTION, "path": os.path.join(folder, "qdrant"),
-                                                          "embedding_model_dims": conf["embed_dims"], "on_disk": True}},
+        "vector_store": {"provider": "qdrant", "config": store},
         "llm": {"provider": "openai", "config": {"model": conf["llm_model"], "temperature": 0, **endpoint}},
-        "embedder": {"provider": "openai", "config": {"model": conf["embed_model"], "embedding_dims": conf["embed_dims"],
-                                                      **endpoint}},
+        "embedder": {"provider": "openai", "config": embedder},
         "history_db_path": os.path.join(folder, "history.db"),
     }
 
@@ -204,9 +205,9 @@ class Mem0Engine:
         Raises:
             EngineError: mem0 or the endpoint failed.
         """
-        filters = records.node_filter(request.tenant, tuple(request.nodes))
         if request.limit <= 0 or not request.nodes or (request.query is not None and not request.query.strip()):
             return []
+        filters = records.node_filter(request.tenant, tuple(request.nodes))
         with self._lock:
             if request.query is None:
                 found = sorted(self._all(filters), key=lambda pair: recency_key(pair[1], pair[0]), reverse=True)

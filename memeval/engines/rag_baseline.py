@@ -1,9 +1,10 @@
 """The naive retrieval floor every memory paper compares against: embed everything, return top-k.
 
 Every turn, document and learning is cut into chunks of at most ``chunk_words`` words (default
-100; consecutive chunks share ``chunk_overlap`` words, default 20), each chunk (after its item's title, if any) is embedded with
-the reference engine's embedder (:func:`memeval.engines.embedders.load_embedder`, the static
-model of the ``embeddings`` extra, which this engine requires) and kept in a brute-force cosine
+100; consecutive chunks share ``chunk_overlap`` words, default 20), and each chunk, after its
+item's title if it has one, is embedded with the reference engine's embedder
+(:func:`memeval.engines.embedders.load_embedder`, the static model of the ``embeddings`` extra,
+which this engine requires) and kept in a brute-force cosine
 index (:class:`memeval.engines.embedders.DenseIndex`). A recall returns the ``limit`` chunks most
 similar to the query inside the requested nodes, best first by cosine: no extraction, no
 lexical signal, no recency, no similarity floor (``prefer_recent`` is ignored on purpose). So
@@ -20,8 +21,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 from itertools import islice
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import memeval
 from memeval.engines.base import EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt, node_matches
@@ -35,6 +36,7 @@ DEFAULT_CHUNK_WORDS = 100
 DEFAULT_OVERLAP = 20
 NO_FLOOR = -1.0
 _SETTINGS = ("chunk_words", "chunk_overlap")
+T = TypeVar("T")
 
 
 def create(settings: Mapping[str, Any]) -> RagBaseline:
@@ -141,9 +143,7 @@ class RagBaseline:
         Raises:
             EngineError: ``limit`` below 1 or a cursor this engine did not hand out.
         """
-        with self._lock:
-            store = self._tenants.get(tenant)
-            return store.log.page(cursor, limit) if store else newest_page([], cursor, limit)
+        return self._in(tenant, lambda store: store.log.page(cursor, limit), lambda: newest_page([], cursor, limit))
 
     list = page  # TODO(merge): remove alias
 
@@ -167,9 +167,7 @@ class RagBaseline:
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
         """Remove items (every chunk of each); returns how many items were removed."""
-        with self._lock:
-            store = self._tenants.get(tenant)
-            return store.forget(ids) if store else 0
+        return self._in(tenant, lambda store: store.forget(ids), lambda: 0)
 
     def erase(self, tenant: str) -> None:
         """Remove everything stored under ``tenant``."""
@@ -181,3 +179,8 @@ class RagBaseline:
         with self._lock:
             self._tenants.clear()
 
+    def _in(self, tenant: str, call: Callable[[_Tenant], T], absent: Callable[[], T]) -> T:
+        """``call`` on the tenant's store under the lock, or ``absent()`` for an unknown tenant."""
+        with self._lock:
+            store = self._tenants.get(tenant)
+            return call(store) if store else absent()

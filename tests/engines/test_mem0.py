@@ -21,6 +21,7 @@ from memeval.engines.base import Engine, MemoryItem, RecallRequest
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer, start_server
 from memeval.servers.mock_models import object_reply
+from tests.conftest import FIXTURES, MEMEVAL, ROOT
 
 needs_mem0 = pytest.mark.skipif(importlib.util.find_spec("mem0") is None,
                                 reason="mem0ai is not installed (pip install 'memeval[mem0]')")
@@ -226,3 +227,24 @@ def test_nothing_is_written_to_home_and_the_owned_folder_goes_on_close(mock, tmp
     assert done.returncode == 0, done.stderr[-2000:]
     assert list(home.iterdir()) == []
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.slow
+@needs_mem0
+def test_memeval_run_with_engines_mem0_yaml_starts_the_mock_and_leaves_nothing_behind(tmp_path):
+    home, tmp, out = tmp_path / "home", tmp_path / "tmp", tmp_path / "run"
+    home.mkdir()
+    tmp.mkdir()
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
+    for name in ("MEM0_OPENAI_URL", "MEM0_DIR"):
+        env.pop(name, None)
+    done = subprocess.run([*MEMEVAL, "run", os.path.join(FIXTURES, "mini.yaml"), "--engine",
+                           os.path.join(ROOT, "engines", "mem0.yaml"), "--out", str(out), "--quiet"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads((out / "run.json").read_text())
+    assert record["engine"]["name"] == "mem0"
+    assert record["engine"]["capabilities"] == ["erase", "forget", "inspect"]
+    assert all(s["status"] == "ok" for s in record["scenarios"])
+    assert "mock-inference listening" in (out / "server.log").read_text()
+    assert list(home.iterdir()) == [] and list(tmp.iterdir()) == []
