@@ -44,8 +44,8 @@ def test_registered_entry_point_declares_only_what_it_implements():
         assert not hasattr(e, missing)
 
 
-@pytest.mark.parametrize("settings", [{"chunk_words": 0}, {"chunk_overlap": -1}, {"chunk_words": 10, "chunk_overlap": 10},
-                                      {"chunk_words": True}, {"embedder": "static"}])
+@pytest.mark.parametrize("settings", [{"chunk_words": 0}, {"chunk_overlap": -1}, {"chunk_words": True},
+                                      {"chunk_words": 10, "chunk_overlap": 10}, {"embedder": "static"}])
 def test_settings_are_validated(settings):
     with pytest.raises(UsageError):
         engine(**settings)
