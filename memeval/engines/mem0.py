@@ -12,8 +12,10 @@ mem0 runs (a run id may not hold whitespace, a thread may) and stay in the metad
 node and every other field (:mod:`memeval.engines.mem0_records`). A write is one ``add`` of the
 item's text as a single message, with ``infer`` raw storage (false) or mem0's LLM extraction
 (true, the default). Recall is ``search`` with ``top_k`` = the request's limit and the node
-filter applied inside qdrant; ``query=None`` is the listing's order. A hit is the source item
-with the memory's text. ``forget`` deletes every memory of the items, ``erase`` is
+filter applied inside qdrant; ``query=None`` gives the memories ``get_all`` holds in those
+nodes, newest first. A hit is the source item with the memory's text. mem0 adds BM25 to its
+ranking only with ``fastembed`` and entity boosts only with spaCy installed; ``info`` says which
+(neither is in the ``mem0`` extra). ``forget`` deletes every memory of the items, ``erase`` is
 ``delete_all`` for the user.
 
 Listing: mem0 has no list of what was written (``get_all`` lists derived memories, and an
@@ -37,6 +39,7 @@ variable holding the key; without it a placeholder key is sent, fine for the moc
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -163,7 +166,9 @@ class Mem0Engine:
     def info(self) -> EngineInfo:
         """Name, mem0's version, capabilities (``inspect`` only with ``infer``) and settings."""
         caps = {"forget", "erase"} | ({"inspect"} if self._infer else set())
-        settings = {**self._public, "vector_store": "qdrant (local, on disk)"}
+        settings = {**self._public, "vector_store": "qdrant (local, on disk)",
+                    "keyword_search": importlib.util.find_spec("fastembed") is not None,
+                    "entity_boost": importlib.util.find_spec("spacy") is not None}
         return EngineInfo("mem0", importlib.metadata.version("mem0ai"), frozenset(caps), settings=settings)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
