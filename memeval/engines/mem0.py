@@ -80,7 +80,7 @@ def create(settings: Mapping[str, Any]) -> Mem0Engine:
         if owned:
             shutil.rmtree(folder, ignore_errors=True)
         raise
-    return Mem0Engine(memory, conf, folder, owned)
+    return (Mem0Extracting if conf["infer"] else Mem0Engine)(memory, conf, folder, owned)
 
 
 def _settings(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -150,7 +150,9 @@ def _guard(what: str, call: Callable[[], Any]) -> Any:
 
 class Mem0Engine:
     """A mem0 ``Memory`` behind the engine contract; calls are serialised (qdrant's local mode
-    is not safe across threads)."""
+    is not safe across threads). Raw storage (``infer`` false); see :class:`Mem0Extracting`."""
+
+    CAPABILITIES = frozenset({"forget", "erase"})
 
     def __init__(self, memory: Any, conf: Mapping[str, Any], folder: str, owned: bool) -> None:
         """Prefer :func:`create`; ``owned`` means ``folder`` is removed on close."""
@@ -165,11 +167,10 @@ class Mem0Engine:
 
     def info(self) -> EngineInfo:
         """Name, mem0's version, capabilities (``inspect`` only with ``infer``) and settings."""
-        caps = {"forget", "erase"} | ({"inspect"} if self._infer else set())
         settings = {**self._public, "vector_store": "qdrant (local, on disk)",
                     "keyword_search": importlib.util.find_spec("fastembed") is not None,
                     "entity_boost": importlib.util.find_spec("spacy") is not None}
-        return EngineInfo("mem0", importlib.metadata.version("mem0ai"), frozenset(caps), settings=settings)
+        return EngineInfo("mem0", importlib.metadata.version("mem0ai"), self.CAPABILITIES, settings=settings)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """One ``add`` of the item; a second write of the same id in this process stores nothing.
@@ -242,13 +243,6 @@ class Mem0Engine:
             _guard("delete_all", lambda: self._memory.delete_all(user_id=tenant))
             self._logs.pop(tenant, None)
 
-    def inspect(self, tenant: str) -> Derived:
-        """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact
-        ``<node> memory <text>``; no beliefs, no conflicts (mem0 has neither)."""
-        with self._lock:
-            memories = self._all({"user_id": tenant})
-        return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
-
     def close(self) -> None:
         """Close mem0 (its qdrant client and history file) and remove the folder if owned."""
         with self._lock:
@@ -277,3 +271,17 @@ class Mem0Engine:
         items = [(records.seq_of(m), records.item_of(m)) for m in found]
         # qdrant scrolls by point id (a random uuid): order the memories of one write by text
         return sorted(((seq, item) for seq, item in items if item is not None), key=lambda p: (p[0], p[1].text))
+
+
+class Mem0Extracting(Mem0Engine):
+    """mem0 with LLM extraction (``infer`` true): its memories are derived facts, so it has
+    ``inspect``; raw storage does not (its memories are the turns themselves)."""
+
+    CAPABILITIES = Mem0Engine.CAPABILITIES | {"inspect"}
+
+    def inspect(self, tenant: str) -> Derived:
+        """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact
+        ``<node> memory <text>``; no beliefs, no conflicts (mem0 has neither)."""
+        with self._lock:
+            memories = self._all({"user_id": tenant})
+        return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))

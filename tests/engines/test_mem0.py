@@ -98,7 +98,7 @@ def test_capabilities_are_what_the_adapter_implements(request, infer, caps):
     assert info.name == "mem0" and info.version.startswith("2.")
     assert info.capabilities == frozenset(caps)
     assert info.settings["infer"] is infer and "api_key" not in json.dumps(info.to_json())
-    for missing in ("answer", "build_beliefs", "usage", "backlog"):
+    for missing in ("answer", "build_beliefs", "usage", "backlog") + (() if infer else ("inspect",)):
         assert not hasattr(engine, missing)
 
 
