@@ -9,7 +9,10 @@ suffix, so any base path works (``/v1``, ``/api/v1``):
 - ``POST .../embeddings``: ``input`` string or list, ``dimensions`` (default 256),
   ``encoding_format`` ``float`` or ``base64`` (little-endian float32, as the openai client asks);
 - ``POST .../chat/completions``: ``response_format`` ``json_schema`` -> the schema's empty
-  instance, ``json_object`` -> ``{}``, a judge-shaped prompt -> ``yes``/``no`` (a word-set
+  instance, ``json_object`` -> ``{}``, or, for a mem0-style extraction prompt (a ``## New
+  Messages`` section), ``{"memory": [{"text": line}, ...]}`` with one memory per message line
+  (:func:`memeval.servers.mock_models.object_reply`: a MOCK extraction that copies, never
+  understands), a judge-shaped prompt -> ``yes``/``no`` (a word-set
   rule, see :func:`memeval.servers.mock_models.judge_reply`), otherwise the extractive answer;
   no streaming.
 
@@ -232,7 +235,7 @@ def chat_completion(body: dict[str, Any], completion_id: str) -> dict[str, Any]:
     if fmt.get("type") == "json_schema":
         content = json.dumps(models.schema_instance((fmt.get("json_schema") or {}).get("schema", {})))
     elif fmt.get("type") == "json_object":
-        content = "{}"
+        content = json.dumps(models.object_reply(messages))
     else:
         content = models.judge_reply(messages) or models.extractive_reply(messages)
     prompt = sum(models.approx_tokens(models.message_text(m)) for m in messages)

@@ -5,6 +5,11 @@
 - :func:`schema_instance`: the value a structured-output call returns: an "empty extraction"
   built from the JSON Schema (first enum value, objects by their properties, arrays empty,
   numbers 0, booleans false, strings ``"mock"``).
+- :func:`object_reply`: the answer to a ``json_object`` call: ``{}``, except for a mem0-style
+  extraction prompt, where every non-empty line of its ``## New Messages`` section (without the
+  ``user:`` / ``assistant:`` prefix) comes back as one memory, ``{"memory": [{"text": …}]}``.
+  A copy, not an extraction: it measures the wiring of an engine that calls a model, never the
+  model's judgement.
 - :func:`extractive_reply`: a plain chat answer TAKEN FROM THE CONTEXT: the context line
   sharing the most content words with the question, or ``unknown``.
 - :func:`judge_reply`: a crude stand-in for an LLM judge (memeval's ``judge-v1`` prompt shape):
@@ -35,6 +40,8 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[a-z0-9]+")
 _QUESTION = re.compile(r"^\s*question\s*:\s*", re.IGNORECASE)
 _JUDGE_LINE = re.compile(r"^\s*(reference answer|also acceptable|candidate answer)\s*:\s*(.*)$", re.IGNORECASE)
+_NEW_MESSAGES = "## New Messages"
+_ROLE_PREFIX = re.compile(r"^(?:user|assistant|system):\s*", re.IGNORECASE)
 _LINE_PREFIX = re.compile(r"^\s*(?:[-*]\s+)?(?:\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*(?:[A-Za-z_]+:\s*)?)?")
 
 
@@ -137,6 +144,18 @@ def judge_reply(messages: list[Any]) -> str | None:
     held = content_words(candidates[-1])
     references = [text for name, text in found if name != "candidate answer"]
     return "yes" if any(content_words(r) <= held for r in references) else "no"
+
+
+def object_reply(messages: list[Any]) -> dict[str, Any]:
+    """The ``json_object`` answer for a chat (see the module docstring); deterministic."""
+    users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    prompt = users[-1] if users else ""
+    start = prompt.find(_NEW_MESSAGES)
+    if start < 0:
+        return {}
+    section = prompt[start + len(_NEW_MESSAGES):].split("\n## ", 1)[0]
+    lines = (_ROLE_PREFIX.sub("", line).strip() for line in section.splitlines())
+    return {"memory": [{"text": line} for line in lines if line]}
 
 
 def extractive_reply(messages: list[Any]) -> str:
