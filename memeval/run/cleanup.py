@@ -29,7 +29,7 @@ def clear_tenant(engine: Engine, capabilities: frozenset[str], ns: str, known: I
         engine.forget(ns, tuple(ordered[i:i + BATCH]))
     left: tuple[str, ...] = ()
     while True:
-        page = tuple(item.id for item in engine.list(ns, None, BATCH).items)
+        page = tuple(item.id for item in engine.page(ns, None, BATCH).items)
         if not page or page == left:  # nothing left, or nothing more this engine will forget
             return
         engine.forget(ns, page)

@@ -17,7 +17,7 @@ def listed(engine: Engine, tenant: str, wanted: set[str]) -> set[str]:
     seen: set[str] = set()
     cursor = None
     for _ in range(10_000):
-        page = engine.list(tenant, cursor, 100)
+        page = engine.page(tenant, cursor, 100)
         seen.update(i.id for i in page.items if i.id in wanted)
         cursor = page.cursor
         if cursor is None or len(seen) == len(wanted):
