@@ -1,0 +1,58 @@
+"""A third-party engine package (tests/plugin_engine, its own pyproject and entry point) keeps
+the engine contracts: installed into a fresh virtual environment beside a non-editable memeval,
+it passes ``memeval check-engine`` and runs a suite; and its author's pytest run of the kit
+(:mod:`memeval.engines.pytest_plugin`) passes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memeval.engines.conformance import CONTRACTS
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = ROOT / "tests" / "plugin_engine"
+
+
+def run(argv: list[str | Path], cwd: Path, timeout: float = 300, **env: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, text=True, capture_output=True, timeout=timeout,
+                          env={**os.environ, **env}, check=False)
+    return done
+
+
+@pytest.mark.slow
+def test_a_plugin_installed_in_a_fresh_venv_passes_the_kit_and_runs_a_suite(tmp_path: Path) -> None:
+    plugin = tmp_path / "plugin"
+    shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    venv = tmp_path / "venv"
+    assert run([sys.executable, "-m", "venv", venv], tmp_path).returncode == 0
+    pip = [venv / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    installed = run([*pip, ROOT], tmp_path)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    installed = run([*pip, "--no-deps", plugin], tmp_path)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+
+    checked = run([venv / "bin" / "memeval", "check-engine", "dict-memory"], tmp_path, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1] == f"{len(CONTRACTS)} passed, 0 failed, 0 skipped"
+
+    ran = run([venv / "bin" / "memeval", "run", ROOT / "tests" / "fixtures" / "mini.yaml", "--engine", "dict-memory",
+               "--out", tmp_path / "run", "--quiet"], tmp_path, timeout=120)
+    assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+    record = json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))
+    assert record["engine"]["name"] == "dict-memory"
+    assert record["engine"]["capabilities"] == ["erase", "forget"]
+    assert record["scenarios"] and all(s.get("status") != "errored" for s in record["scenarios"])
+
+
+def test_the_plugins_author_runs_the_kit_as_pytest_tests(tmp_path: Path) -> None:
+    done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--confcutdir", PLUGIN,
+                PLUGIN / "check_plugin.py"], tmp_path, timeout=120, PYTHONPATH=str(PLUGIN / "src"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(CONTRACTS)} passed" in done.stdout
