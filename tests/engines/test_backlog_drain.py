@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from memeval.engines.cortex import CortexEngine, create
+from memeval.engines.cortex import CortexEngine
 from memeval.run.waits import drain
 from memeval.servers.launch import RunningServer
-from tests.engines.conftest import CORTEX_KEY, QUICK, fake_cortex, turn
+from tests.engines.conftest import CORTEX_KEY, connect, fake_cortex, turn
 
 
 @pytest.fixture(scope="module")
@@ -20,27 +20,28 @@ def slow_enrichment() -> Iterator[RunningServer]:
     yield from fake_cortex(["--enrich-delay", "0.1"], {"CORTEX_API_KEY": CORTEX_KEY})
 
 
-def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch) -> CortexEngine:
-    monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
-    return create({"url": server.url, **QUICK})
+@pytest.fixture
+def engine(slow_enrichment: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    eng = connect(slow_enrichment, monkeypatch)
+    yield eng
+    eng.close()
 
 
-def test_an_empty_queue_is_drained_at_the_first_reading(slow_enrichment: RunningServer,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = connect(slow_enrichment, monkeypatch)
+def queue(engine: CortexEngine, tenant: str, jobs: int) -> None:
+    """Write ``jobs`` turns, each one enrichment job for the fake's 0.1 s worker."""
+    for n in range(jobs):
+        engine.write(turn(tenant, f"Ticket {n}: the printer on floor {n} is jammed.", index=n))
+
+
+def test_an_empty_queue_is_drained_at_the_first_reading(engine: CortexEngine) -> None:
     assert engine.backlog() == 0
     slept: list[float] = []
     assert drain(engine, cap_s=30, poll_s=3, sleep=slept.append) == {"drained": True, "polls": 1, "pending": 0}
     assert slept == []
-    engine.close()
 
 
-def test_a_busy_queue_is_polled_sooner_first_then_up_to_the_poll_interval(slow_enrichment: RunningServer,
-                                                                          monkeypatch: pytest.MonkeyPatch,
-                                                                          tenant: str) -> None:
-    engine = connect(slow_enrichment, monkeypatch)
-    for n in range(8):
-        engine.write(turn(tenant, f"Ticket {n}: the printer on floor {n} is jammed.", index=n))
+def test_a_busy_queue_is_polled_sooner_first_then_up_to_the_poll_interval(engine: CortexEngine, tenant: str) -> None:
+    queue(engine, tenant, 8)
     slept: list[float] = []
 
     def sleep(seconds: float) -> None:
@@ -51,15 +52,9 @@ def test_a_busy_queue_is_polled_sooner_first_then_up_to_the_poll_interval(slow_e
     assert result["drained"] is True and result["pending"] == 0 and result["polls"] == len(slept) + 1
     assert slept[:3] == [0.05, 0.1, 0.2] and set(slept[3:]) <= {0.4}
     assert engine.backlog() == 0
-    engine.close()
 
 
-def test_a_queue_that_never_empties_is_reported_undrained_at_the_cap(slow_enrichment: RunningServer,
-                                                                     monkeypatch: pytest.MonkeyPatch,
-                                                                     tenant: str) -> None:
-    engine = connect(slow_enrichment, monkeypatch)
-    for n in range(30):
-        engine.write(turn(tenant, f"Backlog line {n} about the quarterly audit.", index=n))
+def test_a_queue_that_never_empties_is_reported_undrained_at_the_cap(engine: CortexEngine, tenant: str) -> None:
+    queue(engine, tenant, 30)
     result = drain(engine, cap_s=0.3, poll_s=0.1, sleep=time.sleep)
     assert result["drained"] is False and isinstance(result["pending"], int) and result["pending"] > 0
-    engine.close()

@@ -12,13 +12,14 @@ import pytest
 
 from memeval.engines.base import Capability, EngineInfo, Hit, ListPage, RecallRequest, capabilities_of
 from memeval.engines.conformance import CONTRACTS, Result, Unreachable, run_checks
-from memeval.engines.cortex import create as cortex
+from memeval.engines.cortex import CortexEngine
+from memeval.engines.cortex import create as create_cortex
 from memeval.engines.reference import ReferenceEngine
 from memeval.engines.server import free_port
 from memeval.engines.tinyhumans import create as tinyhumans
 from memeval.errors import EngineError
 from memeval.servers.launch import RunningServer
-from tests.engines.conftest import CORTEX_KEY, HOSTED_KEY, QUICK
+from tests.engines.conftest import HOSTED_KEY, QUICK, connect
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +29,7 @@ def failed(results: list[Result]) -> dict[str, str]:
 
 
 def test_cortex_against_the_fake_keeps_every_contract(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
-    engine = cortex_engine(cortex)
+    engine = connect(cortex, monkeypatch)
     results = run_checks(engine)
     engine.close()
     assert failed(results) == {}
@@ -48,33 +48,33 @@ def test_tinyhumans_against_the_hosted_fake_keeps_every_contract(hosted: Running
 
 
 @pytest.fixture
-def faulty(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[RunningServer]:
-    monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
-    yield cortex
+def faulty(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    """The cortex adapter on the module's fake, whose faults are cleared afterwards."""
+    engine = connect(cortex, monkeypatch)
+    yield engine
+    engine.close()
     cortex.faults(clear=True)
 
 
-def cortex_engine(server: RunningServer):  # type: ignore[no-untyped-def]
-    return cortex({"url": server.url, **QUICK})
-
-
-def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(faulty: RunningServer) -> None:
-    faulty.faults(hide_listings=True)
-    results = run_checks(cortex_engine(faulty), settle_s=0.3)
+def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(faulty: CortexEngine,
+                                                                      cortex: RunningServer) -> None:
+    cortex.faults(hide_listings=True)
+    results = run_checks(faulty, settle_s=0.3)
     by_name = {r.contract: r for r in results}
     assert by_name["write visible after settle"].line() == \
         "FAIL  write visible after settle: 0 of 1 writes listed after 0.3 s"
 
 
-def test_a_server_whose_forget_fails_fails_only_the_contracts_that_forget(faulty: RunningServer) -> None:
-    faulty.faults(fail=[{"route": "v1/forget", "status": 500, "count": 1000}])
-    broken = failed(run_checks(cortex_engine(faulty)))
+def test_a_server_whose_forget_fails_fails_only_the_contracts_that_forget(faulty: CortexEngine,
+                                                                          cortex: RunningServer) -> None:
+    cortex.faults(fail=[{"route": "v1/forget", "status": 500, "count": 1000}])
+    broken = failed(run_checks(faulty))
     assert list(broken) == ["forget removes from recall and listing"]
     assert broken["forget removes from recall and listing"].startswith("engine error: cortex POST v1/forget: 500")
 
 
 def test_an_unreachable_server_is_unreachable_not_a_failed_contract() -> None:
-    engine = cortex({"url": f"http://127.0.0.1:{free_port()}", **QUICK})
+    engine = create_cortex({"url": f"http://127.0.0.1:{free_port()}", **QUICK})
     with pytest.raises(Unreachable, match="^engine unreachable: "):
         run_checks(engine)
 

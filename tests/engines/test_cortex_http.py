@@ -21,19 +21,13 @@ from memeval.engines.server import free_port
 from memeval.errors import EngineError, UsageError
 from memeval.run.waits import drain
 from memeval.servers.launch import RunningServer
-from tests.engines.conftest import CORTEX_KEY, QUICK, fake_cortex, turn, write_all
+from tests.engines.conftest import CORTEX_KEY, QUICK, connect, fake_cortex, turn, write_all
 
 
 @pytest.fixture(scope="module")
 def bitemporal_off() -> Iterator[RunningServer]:
     yield from fake_cortex([], {"CORTEX_API_KEY": CORTEX_KEY, "CORTEX_BITEMPORAL_MODE": "off",
                                 "CORTEX_ENTITY_GRAPH": "0"})
-
-
-def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = CORTEX_KEY,
-            **settings: Any) -> CortexEngine:
-    monkeypatch.setenv("CORTEX_DB_KEY", key)
-    return create({"url": server.url, **QUICK, **settings})
 
 
 @pytest.fixture
