@@ -349,7 +349,7 @@ class CortexEngine(CortexBase):
             body = self._call("POST", "v1/beliefs/build", json={"scope": scope}, retry=Retry.ONCE)
             counts.append(int(body["built"]) if body.get("built") is not None else None)
             queued = queued or ("built" not in body and any(k in body for k in ("job_id", "build_id", "id")))
-        built = None if None in counts else sum(counts)  # a scope that gave no count makes the total unknown
+        built = None if None in counts else sum(c or 0 for c in counts)  # a scope that gave no count makes the total unknown
         return BuildReceipt(built, "skipped" if not scopes else "scheduled" if queued else "done")
 
     def inspect(self, tenant: str) -> Derived:

@@ -50,6 +50,15 @@ def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = C
 
 
 @pytest.fixture
+def cortex_engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    """The cortex adapter on the module's fake CortexDB, whose faults are cleared afterwards."""
+    eng = connect(cortex, monkeypatch)
+    yield eng
+    eng.close()
+    cortex.faults(clear=True)
+
+
+@pytest.fixture
 def tenant() -> str:
     """A fresh tenant per test, so tests sharing a server never see each other's items."""
     return f"eval-{uuid.uuid4().hex[:8]}-office-acme"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from memeval.engines.server import free_port
 from memeval.engines.tinyhumans import create as tinyhumans
 from memeval.errors import EngineError
 from memeval.servers.launch import RunningServer
-from tests.engines.conftest import HOSTED_KEY, QUICK, connect
+from tests.engines.conftest import HOSTED_KEY, QUICK
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,10 +27,8 @@ def failed(results: list[Result]) -> dict[str, str]:
     return {r.contract: r.reason for r in results if r.status == "fail"}
 
 
-def test_cortex_against_the_fake_keeps_every_contract(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = connect(cortex, monkeypatch)
-    results = run_checks(engine)
-    engine.close()
+def test_cortex_against_the_fake_keeps_every_contract(cortex_engine: CortexEngine) -> None:
+    results = run_checks(cortex_engine)
     assert failed(results) == {}
     assert [r.contract for r in results] == [c.name for c in CONTRACTS]
     assert all(r.status == "pass" for r in results)
@@ -47,28 +44,19 @@ def test_tinyhumans_against_the_hosted_fake_keeps_every_contract(hosted: Running
     assert all(r.status == "pass" for r in results)
 
 
-@pytest.fixture
-def faulty(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
-    """The cortex adapter on the module's fake, whose faults are cleared afterwards."""
-    engine = connect(cortex, monkeypatch)
-    yield engine
-    engine.close()
-    cortex.faults(clear=True)
-
-
-def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(faulty: CortexEngine,
+def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(cortex_engine: CortexEngine,
                                                                       cortex: RunningServer) -> None:
     cortex.faults(hide_listings=True)
-    results = run_checks(faulty, settle_s=0.3)
+    results = run_checks(cortex_engine, settle_s=0.3)
     by_name = {r.contract: r for r in results}
     assert by_name["write visible after settle"].line() == \
         "FAIL  write visible after settle: 0 of 1 writes listed after 0.3 s"
 
 
-def test_a_server_whose_forget_fails_fails_only_the_contracts_that_forget(faulty: CortexEngine,
+def test_a_server_whose_forget_fails_fails_only_the_contracts_that_forget(cortex_engine: CortexEngine,
                                                                           cortex: RunningServer) -> None:
     cortex.faults(fail=[{"route": "v1/forget", "status": 500, "count": 1000}])
-    broken = failed(run_checks(faulty))
+    broken = failed(run_checks(cortex_engine))
     assert list(broken) == ["forget removes from recall and listing"]
     assert broken["forget removes from recall and listing"].startswith("engine error: cortex POST v1/forget: 500")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -31,11 +30,8 @@ def bitemporal_off() -> Iterator[RunningServer]:
 
 
 @pytest.fixture
-def engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
-    eng = connect(cortex, monkeypatch)
-    yield eng
-    eng.close()
-    cortex.faults(clear=True)
+def engine(cortex_engine: CortexEngine) -> CortexEngine:
+    return cortex_engine
 
 
 def listing(engine: CortexEngine, tenant: str, limit: int = 100) -> list[MemoryItem]:
