@@ -56,3 +56,52 @@ def test_the_plugins_author_runs_the_kit_as_pytest_tests(tmp_path: Path) -> None
                 PLUGIN / "check_plugin.py"], tmp_path, timeout=120, PYTHONPATH=str(PLUGIN / "src"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(CONTRACTS)} passed" in done.stdout
+
+
+NO_ERASE = '''
+import pytest
+from memeval.engines.pytest_plugin import EngineConformance
+from memeval.engines.reference import create
+
+
+class NoErase:
+    """The reference engine's core only: no erase, so the erase contract is skipped."""
+
+    def __init__(self):
+        self._inner = create({"embedder": "none"})
+        for name in ("write", "page", "recall", "forget", "close"):
+            setattr(self, name, getattr(self._inner, name))
+
+    def info(self):
+        from memeval.engines.base import EngineInfo, capabilities_of
+        return EngineInfo("no-erase", "0", capabilities_of(self))
+
+
+class TestNoErase(EngineConformance):
+    @pytest.fixture
+    def engine(self):
+        return NoErase()
+
+
+class TestClaimsTooMuch(EngineConformance):
+    @pytest.fixture
+    def engine(self):
+        return Liar()
+
+
+class Liar(NoErase):
+    def info(self):
+        from memeval.engines.base import Capability, EngineInfo
+        return EngineInfo("liar", "0", frozenset({Capability.FORGET, Capability.USAGE}))
+'''
+
+
+def test_the_pytest_plugin_skips_what_an_engine_lacks_and_fails_a_broken_contract(tmp_path: Path) -> None:
+    (tmp_path / "test_kit.py").write_text(NO_ERASE, encoding="utf-8")
+    done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", tmp_path,
+                tmp_path / "test_kit.py"], tmp_path, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"1 failed, {2 * len(CONTRACTS) - 3} passed, 2 skipped" in done.stdout
+    assert "FAILED test_kit.py::TestClaimsTooMuch::test_contract[declared capabilities work, undeclared refused]" \
+        in done.stdout
+    assert "info declares ['usage'] it does not implement" in done.stdout
