@@ -51,8 +51,6 @@ LABELS_PER_LOOKUP = 50
 IDS_PER_FORGET = 100
 ANSWER_ROUNDS = 3
 DERIVED_LIMIT = 200
-MAX_EVENT_TOKENS = 768 * 1024
-MAX_PACK_TOKENS = 8 * 1024 * 1024
 ERASURE_TIMEOUT_S = 300.0
 ERASURE_POLL_S = 0.5
 AUDIT_NOTE = "memeval cleanup"
@@ -282,7 +280,7 @@ class CortexBase:
         return list(found.values())
 
     def _pack_items(self, scope: str, tenant: str, query: str, limit: int) -> Ranked:
-        body = _pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
+        body = layout.pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
         pack = self._call_unless(404, "POST", self.routes["recall"], json=body) or {}
         events = layout.records(pack.get("layers"), "events")
         pairs = ((layout.item_of(e, tenant), layout.newest_key(e)) for e in events)
@@ -293,7 +291,7 @@ class CortexBase:
         limits = {"events": 2 * limit, "facts": share, "beliefs": share, "episodes": share, "understanding": share}
         gone = None
         for _ in range(ANSWER_ROUNDS):
-            pack = self._call("POST", self.routes["recall"], json=_pack_request(scope, question, list(limits), limits))
+            pack = self._call("POST", self.routes["recall"], json=layout.pack_request(scope, question, list(limits), limits))
             pack_id = pack.get("pack_id")
             body = {"scope": scope, "question": question, "use_pack_id": pack_id, "cite_sources": True,
                     "include_context": True}
@@ -388,14 +386,6 @@ class CortexEngine(CortexBase):
         # 503: the server raises no conflicts (bitemporal mode off)
         params = {"scope": scope, "limit": DERIVED_LIMIT}
         return layout.records(self._call_unless(503, "GET", "v1/conflicts", params=params), "conflicts")
-
-
-def _pack_request(scope: str, query: str, include: Sequence[str], limits: dict[str, int]) -> dict[str, Any]:
-    """A granular recall body over ``include`` with per-layer ``limits`` and a token budget to match."""
-    tokens = min(max(1, sum(limits.values())) * MAX_EVENT_TOKENS, MAX_PACK_TOKENS)
-    layers = {layer: limits.get(layer, 0) for layer in ("events", "facts", "beliefs", "episodes", "understanding")}
-    return {"scope": scope, "query": query, "view": "granular", "include": list(include),
-            "budgets": {"max_tokens": tokens, "per_layer_limits": layers}}
 
 
 def _offset(cursor: str | None) -> int:
