@@ -14,6 +14,8 @@ from memeval.run.waits import drain
 from memeval.servers.launch import RunningServer
 from tests.engines.conftest import CORTEX_KEY, connect, fake_cortex, turn
 
+pytestmark = pytest.mark.slow  # every test talks to the fake CortexDB as a process
+
 
 @pytest.fixture(scope="module")
 def slow_enrichment() -> Iterator[RunningServer]:

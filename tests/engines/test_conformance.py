@@ -27,6 +27,7 @@ def failed(results: list[Result]) -> dict[str, str]:
     return {r.contract: r.reason for r in results if r.status == "fail"}
 
 
+@pytest.mark.slow
 def test_cortex_against_the_fake_keeps_every_contract(cortex_engine: CortexEngine) -> None:
     results = run_checks(cortex_engine)
     assert failed(results) == {}
@@ -34,6 +35,7 @@ def test_cortex_against_the_fake_keeps_every_contract(cortex_engine: CortexEngin
     assert all(r.status == "pass" for r in results)
 
 
+@pytest.mark.slow
 def test_tinyhumans_against_the_hosted_fake_keeps_every_contract(hosted: RunningServer,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TINYHUMANS_API_KEY", HOSTED_KEY)
@@ -44,6 +46,7 @@ def test_tinyhumans_against_the_hosted_fake_keeps_every_contract(hosted: Running
     assert all(r.status == "pass" for r in results)
 
 
+@pytest.mark.slow
 def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(cortex_engine: CortexEngine,
                                                                       cortex: RunningServer) -> None:
     cortex.faults(hide_listings=True)
@@ -53,6 +56,7 @@ def test_a_server_that_never_lists_fails_visibility_with_a_clear_line(cortex_eng
         "FAIL  write visible after settle: 0 of 1 writes listed after 0.3 s"
 
 
+@pytest.mark.slow
 def test_a_server_whose_forget_fails_fails_only_the_contracts_that_forget(cortex_engine: CortexEngine,
                                                                           cortex: RunningServer) -> None:
     cortex.faults(fail=[{"route": "v1/forget", "status": 500, "count": 1000}])

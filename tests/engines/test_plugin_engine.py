@@ -51,6 +51,7 @@ def test_a_plugin_installed_in_a_fresh_venv_passes_the_kit_and_runs_a_suite(tmp_
     assert record["scenarios"] and all(s.get("status") != "errored" for s in record["scenarios"])
 
 
+@pytest.mark.slow
 def test_the_plugins_author_runs_the_kit_as_pytest_tests(tmp_path: Path) -> None:
     done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--confcutdir", PLUGIN,
                 PLUGIN / "check_plugin.py"], tmp_path, timeout=120, PYTHONPATH=str(PLUGIN / "src"))
@@ -96,6 +97,7 @@ class Liar(NoErase):
 '''
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_skips_what_an_engine_lacks_and_fails_a_broken_contract(tmp_path: Path) -> None:
     (tmp_path / "test_kit.py").write_text(NO_ERASE, encoding="utf-8")
     done = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", tmp_path,
