@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memeval.engines.base import Engine
+from memeval.engines.base import Engine, Erases
 from memeval.errors import Unsupported
 
 BATCH = 100
@@ -19,7 +19,7 @@ def clear_tenant(engine: Engine, capabilities: frozenset[str], ns: str, known: I
         Unsupported: the engine can neither erase nor forget.
         EngineError: the engine failed.
     """
-    if "erase" in capabilities:
+    if "erase" in capabilities and isinstance(engine, Erases):
         engine.erase(ns)
         return
     if "forget" not in capabilities:

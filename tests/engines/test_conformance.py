@@ -153,6 +153,7 @@ def test_check_engine_names_the_contract_a_faulted_server_breaks_and_exits_1(tmp
     assert "FAIL  recall honours limit: engine error: cortex POST v1/recall: 503" in "\n".join(lines)
     assert "PASS  paging returns each item once" in lines
     assert lines[-1].endswith("failed, 0 skipped") and " 0 failed" not in lines[-1]
+    assert done.stderr.splitlines()[-1].startswith("error: ") and "engine contracts failed" in done.stderr
 
 
 @pytest.mark.slow
