@@ -28,12 +28,17 @@ def run(argv: list[str | Path], cwd: Path, timeout: float = 300, **env: str) -> 
 
 @pytest.mark.slow
 def test_a_plugin_installed_in_a_fresh_venv_passes_the_kit_and_runs_a_suite(tmp_path: Path) -> None:
-    plugin = tmp_path / "plugin"
-    shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("*.egg-info", "build", "__pycache__"))
+    # both packages are built from copies, so the build leaves nothing in the working tree
+    skip = shutil.ignore_patterns("*.egg-info", "build", "__pycache__")
+    plugin, source = tmp_path / "plugin", tmp_path / "memeval-source"
+    shutil.copytree(PLUGIN, plugin, ignore=skip)
+    shutil.copytree(ROOT / "memeval", source / "memeval", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
     venv = tmp_path / "venv"
     assert run([sys.executable, "-m", "venv", venv], tmp_path).returncode == 0
     pip = [venv / "bin" / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    installed = run([*pip, ROOT], tmp_path)
+    installed = run([*pip, source], tmp_path)
     assert installed.returncode == 0, installed.stderr[-2000:]
     installed = run([*pip, "--no-deps", plugin], tmp_path)
     assert installed.returncode == 0, installed.stderr[-2000:]
