@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from memeval.engines.base import Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
+from memeval.engines.base import Answers, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
 from memeval.pack import Pack, Section, assemble, render_item
 from memeval.spec.model import Policy
 
@@ -165,7 +165,7 @@ class AgentMemory:
 
     def _earlier(self, thread: str, focus: str | None, limit: int, span: tuple[int, int]) -> Section:
         heading = "Earlier in this conversation"
-        if "answer" in self.capabilities:
+        if "answer" in self.capabilities and isinstance(self.engine, Answers):
             text = self.engine.answer(self.tenant, focus or SUMMARY_QUESTION, (f"agent:{self.agent}",), limit)
             return Section(heading, prose=[line for line in text.splitlines() if line.strip()])
         return self._thread_section(heading, thread, limit, span)

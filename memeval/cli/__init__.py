@@ -25,6 +25,7 @@ COMMANDS = (
     "sweep",
     "regrade",
     "import_", "generate",  # published benchmarks and synthetic haystacks (memeval.datasets)
+    "check_engine",
 )
 
 

@@ -1,8 +1,9 @@
 """Engine adapters, found through the ``memeval.engines`` entry-point group.
 
-Each entry point names a factory ``create(settings: Mapping[str, Any]) -> Engine``. The built-in
-adapters register the same way in memeval's own ``pyproject.toml``; a factory is imported only
-when a run asks for it, so a missing optional dependency only matters to the runs that need it.
+Each entry point names an :class:`~memeval.engines.base.Adapter` (``package.module:ADAPTER``):
+its factory and, for an engine behind a server, its URL variable. The built-in adapters register
+the same way in memeval's own ``pyproject.toml``; an adapter module is imported only when a run
+asks for it, so a missing optional dependency only matters to the runs that need it.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Mapping
 
-from memeval.engines.base import Engine
+from memeval.engines.base import Adapter, Engine, missing_core
 from memeval.errors import UsageError
 from memeval.suggest import did_you_mean
 
@@ -22,19 +23,38 @@ def adapters() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=GROUP)}
 
 
+def load_adapter(name: str) -> Adapter:
+    """The installed adapter ``name``.
+
+    Raises:
+        UsageError: no adapter of that name is installed, its module cannot be imported (the
+            message carries the import error, e.g. the missing module), or its entry point
+            names something other than an :class:`Adapter`.
+    """
+    found = adapters()
+    if name not in found:
+        hint = did_you_mean(name, found)
+        raise UsageError(f"unknown engine adapter {name!r}{hint}; installed: {', '.join(sorted(found))}")
+    try:
+        adapter = found[name].load()
+    except ImportError as err:
+        raise UsageError(f"engine adapter {name!r} cannot load: {err}") from err
+    if not isinstance(adapter, Adapter):
+        raise UsageError(f"engine adapter {name!r}: entry point {found[name].value} names a "
+                         f"{type(adapter).__name__}, not a memeval.engines.base.Adapter")
+    return adapter
+
+
 def create_engine(adapter: str, settings: Mapping[str, Any]) -> Engine:
     """Build an engine from its adapter name and settings.
 
     Raises:
-        UsageError: no adapter of that name is installed, or its module cannot be imported
-            (the message carries the import error, e.g. the missing module).
+        UsageError: what :func:`load_adapter` raises, what the factory raises for bad settings,
+            or the factory built something that lacks a method of the core :class:`Engine`.
     """
-    found = adapters()
-    if adapter not in found:
-        hint = did_you_mean(adapter, found)
-        raise UsageError(f"unknown engine adapter {adapter!r}{hint}; installed: {', '.join(sorted(found))}")
-    try:
-        factory = found[adapter].load()
-    except ImportError as err:
-        raise UsageError(f"engine adapter {adapter!r} cannot load: {err}") from err
-    return factory(dict(settings))
+    engine = load_adapter(adapter).create(dict(settings))
+    missing = missing_core(engine)
+    if missing:
+        raise UsageError(f"engine adapter {adapter!r} built a {type(engine).__name__} without {', '.join(missing)}: "
+                         "not a memeval Engine")
+    return engine

@@ -1,13 +1,26 @@
 """The engine boundary: what memeval needs from a memory system, and nothing more.
 
-An engine stores :class:`MemoryItem` values under a tenant, lists them, recalls them for a
-query and forgets them. Everything else is an optional capability, declared in
-``EngineInfo.capabilities`` and never guessed: a probe that needs a capability the engine lacks
-is reported as *unsupported*.
+An adapter is found through an entry point of the ``memeval.engines`` group, which names an
+:class:`Adapter`: the factory that builds the engine from its settings, and, for an engine
+behind a server, the environment variable the adapter reads that server's URL from
+(``url_env``). ``memeval run`` starts the server an engine definition describes only when that
+variable is unset, and a sweep hands each run its started server through it.
 
-Capabilities (strings): ``forget``, ``erase``, ``answer``, ``beliefs``, ``inspect``, ``usage``,
-``backlog``, and ``conflicts`` (``inspect`` also reports conflicts the engine raised; an engine
-without it cannot raise any, so conflict KPIs stay null rather than read 0).
+Every engine implements the core :class:`Engine` protocol: ``info``, ``write``, a paged
+listing (``page``), ``recall``, ``forget`` and ``close``. Anything more is a capability an
+adapter has by implementing its protocol, never by a stub that raises:
+
+- ``forget``: :class:`Engine` itself (part of the core, so every engine can forget);
+- ``erase``: :class:`Erases`; ``answer``: :class:`Answers`; ``beliefs``: :class:`BuildsBeliefs`;
+- ``inspect``: :class:`Inspects` (facts, beliefs and conflicts derived so far);
+- ``usage``: :class:`ReportsUsage`; ``backlog``: :class:`HasBacklog` (the enrichment queue);
+- ``conflicts``: :class:`ReportsConflicts` (an engine without it raises no conflicts, so
+  conflict KPIs stay null rather than read 0).
+
+:func:`capabilities_of` derives the :class:`Capability` set from the protocols an engine
+implements; ``EngineInfo.capabilities`` holds exactly that set (the conformance kit,
+:mod:`memeval.engines.conformance`, checks it). A probe that needs a capability the engine
+lacks is reported as *unsupported*.
 
 Node names place an item inside its tenant: ``learnings``, ``source:<name>`` (documents) and
 ``agent:<id>`` (one agent's turns). A :class:`RecallRequest` selects nodes by exact name or by a
@@ -18,8 +31,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
+
+
+class Capability(StrEnum):
+    """What an engine can do beyond storing, listing and recalling (see the module docstring)."""
+
+    FORGET = "forget"
+    ERASE = "erase"
+    ANSWER = "answer"
+    BELIEFS = "beliefs"
+    INSPECT = "inspect"
+    USAGE = "usage"
+    BACKLOG = "backlog"
+    CONFLICTS = "conflicts"
 
 
 @dataclass(frozen=True)
@@ -191,7 +219,7 @@ class EngineInfo:
 
     name: str
     version: str
-    capabilities: frozenset[str]
+    capabilities: frozenset[Capability]
     server_version: str | None = None
     server_capabilities: tuple[str, ...] = ()
     flags: dict[str, str] = field(default_factory=dict)
@@ -202,7 +230,7 @@ class EngineInfo:
         return {
             "name": self.name,
             "version": self.version,
-            "capabilities": sorted(self.capabilities),
+            "capabilities": sorted(str(c) for c in self.capabilities),
             "server_version": self.server_version,
             "server_capabilities": list(self.server_capabilities),
             "flags": dict(self.flags),
@@ -212,47 +240,129 @@ class EngineInfo:
 
 @runtime_checkable
 class Engine(Protocol):
-    """The narrow boundary every adapter implements.
+    """The core every adapter implements.
 
-    Methods raise :class:`memeval.errors.EngineError` (one-line reason) on failure and
-    :class:`memeval.errors.Unsupported` for a capability they do not declare.
+    Methods raise :class:`memeval.errors.EngineError` with a one-line reason on failure; a
+    failure is never an empty result.
     """
 
     def info(self) -> EngineInfo:
-        """Name, version, capabilities; may contact the server once."""
+        """Name, version, capabilities (``capabilities_of(self)``); may contact the server once."""
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Store one item (accepted, maybe not yet listed). Idempotent by ``item.id``."""
 
-    def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
-        """A page of what is visible in ``tenant``, newest first, each item once."""
+    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+        """A page of at most ``limit`` items visible in ``tenant``, newest first; following the
+        cursors returns each item once. ``cursor`` is one this engine handed out (else EngineError)."""
 
     def recall(self, request: RecallRequest) -> list[Hit]:
-        """Ranked hits, best first, at most ``request.limit``."""
+        """Ranked hits, best first, at most ``request.limit``, only from the requested nodes."""
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
-        """Remove items (and everything derived from them); returns how many were removed."""
-
-    def erase(self, tenant: str) -> None:
-        """Remove everything stored under ``tenant``."""
-
-    def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> str:
-        """A grounded prose answer over the given nodes (capability ``answer``)."""
-
-    def build_beliefs(self, tenant: str) -> BuildReceipt:
-        """Build beliefs over the tenant (capability ``beliefs``)."""
-
-    def inspect(self, tenant: str) -> Derived:
-        """Facts, beliefs and conflicts derived so far (capability ``inspect``)."""
-
-    def usage(self) -> Usage:
-        """Model usage so far (capability ``usage``)."""
-
-    def backlog(self) -> int:
-        """Enrichment jobs still pending (capability ``backlog``)."""
+        """Remove items (and everything derived from them) from recall and listing; returns how
+        many the engine removed (its own count, e.g. events)."""
 
     def close(self) -> None:
         """Release connections and files."""
+
+
+@runtime_checkable
+class Erases(Protocol):
+    """Capability ``erase``."""
+
+    def erase(self, tenant: str) -> None:
+        """Remove everything stored under ``tenant``; afterwards it lists and recalls nothing."""
+
+
+@runtime_checkable
+class Answers(Protocol):
+    """Capability ``answer``."""
+
+    def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> str:
+        """A grounded prose answer over the given nodes, from at most ``limit`` memories."""
+
+
+@runtime_checkable
+class BuildsBeliefs(Protocol):
+    """Capability ``beliefs``."""
+
+    def build_beliefs(self, tenant: str) -> BuildReceipt:
+        """Build beliefs over the tenant."""
+
+
+@runtime_checkable
+class Inspects(Protocol):
+    """Capability ``inspect``."""
+
+    def inspect(self, tenant: str) -> Derived:
+        """Facts, beliefs and conflicts derived so far."""
+
+
+@runtime_checkable
+class ReportsUsage(Protocol):
+    """Capability ``usage``."""
+
+    def usage(self) -> Usage:
+        """Model usage so far, over every tenant."""
+
+
+@runtime_checkable
+class HasBacklog(Protocol):
+    """Capability ``backlog``."""
+
+    def backlog(self) -> int:
+        """Enrichment jobs still pending (0: nothing left to enrich). Raises EngineError when
+        the engine cannot tell."""
+
+
+@runtime_checkable
+class ReportsConflicts(Protocol):
+    """Capability ``conflicts``: the engine raises conflicts, so none raised means none found."""
+
+    def conflicts(self, tenant: str) -> tuple[Conflict, ...]:
+        """The conflicts raised in ``tenant`` so far (the same ones ``inspect`` reports)."""
+
+
+CORE_METHODS = ("info", "write", "page", "recall", "forget", "close")
+"""The methods of the core :class:`Engine` protocol, for messages naming the one missing."""
+
+
+def missing_core(engine: object) -> tuple[str, ...]:
+    """The core methods ``engine`` lacks (empty for an :class:`Engine`)."""
+    return tuple(m for m in CORE_METHODS if not callable(getattr(engine, m, None)))
+
+
+PROTOCOLS: dict[Capability, type] = {
+    Capability.ERASE: Erases,
+    Capability.ANSWER: Answers,
+    Capability.BELIEFS: BuildsBeliefs,
+    Capability.INSPECT: Inspects,
+    Capability.USAGE: ReportsUsage,
+    Capability.BACKLOG: HasBacklog,
+    Capability.CONFLICTS: ReportsConflicts,
+}
+"""The protocol behind each optional capability (``forget`` is in the core)."""
+
+
+def capabilities_of(engine: Engine) -> frozenset[Capability]:
+    """The capabilities ``engine`` has: ``forget``, plus one per capability protocol it implements."""
+    return frozenset({Capability.FORGET} | {cap for cap, proto in PROTOCOLS.items() if isinstance(engine, proto)})
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """What a ``memeval.engines`` entry point names.
+
+    ``create`` builds the engine from an engine definition's settings (raising UsageError for a
+    bad one). ``url_env`` is set by adapters of an engine behind a server: the environment
+    variable the adapter reads the server's URL from when ``settings`` has no ``url``. When it
+    is set memeval starts no server; when memeval starts one it passes ``{"url": ...}`` in the
+    settings (``memeval run``) or sets the variable (a sweep's run processes).
+    """
+
+    create: Callable[[Mapping[str, Any]], Engine]
+    url_env: str | None = None
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:

@@ -37,23 +37,20 @@ from typing import Any, TypeVar
 
 from memeval import __version__
 from memeval.engines import cortex_layout as layout
-from memeval.engines.base import (BuildReceipt, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, Usage,
-                                  WriteReceipt)
+from memeval.engines.base import (Adapter, BuildReceipt, Conflict, Derived, EngineInfo, Hit, ListPage, MemoryItem,
+                                  RecallRequest, Usage, WriteReceipt, capabilities_of)
 from memeval.engines.cortex_tenants import TenantBook
 from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
                                          masked)
 from memeval.errors import EngineError
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
-CAPABILITIES = frozenset({"forget", "erase", "answer", "beliefs", "inspect", "usage", "backlog", "conflicts"})
 PAGE = 200
 MAX_PAGES = 500
 LABELS_PER_LOOKUP = 50
 IDS_PER_FORGET = 100
 ANSWER_ROUNDS = 3
 DERIVED_LIMIT = 200
-MAX_EVENT_TOKENS = 768 * 1024
-MAX_PACK_TOKENS = 8 * 1024 * 1024
 ERASURE_TIMEOUT_S = 300.0
 ERASURE_POLL_S = 0.5
 AUDIT_NOTE = "memeval cleanup"
@@ -62,30 +59,27 @@ T = TypeVar("T")
 R = TypeVar("R")
 Event = dict[str, Any]
 Key = tuple[float, float]
-# Aliases at module level: inside the class body, `list` names the method.
 Ranked = list[tuple[MemoryItem, Key]]
-Hits = list[Hit]
 EventsByScope = dict[str, list[str]]
 _UNKNOWN = object()
 
 
 def create(settings: Mapping[str, Any]) -> "CortexEngine":
-    """The engine for an engine definition's settings. Raises UsageError for bad settings."""
+    """The factory of the ``cortex`` adapter. Raises UsageError for bad settings."""
     config = http_settings("cortex", settings, URL_ENV, os.environ)
     return CortexEngine(config, Secret(os.environ.get(KEY_ENV) or DEFAULT_KEY))
 
 
-class CortexEngine:
-    """A CortexDB server as a memeval :class:`~memeval.engines.base.Engine` (see the module docstring).
+class CortexBase:
+    """What every dialect of the CortexDB API offers: the core engine, ``erase`` and ``answer``.
 
-    Subclasses for other dialects of the same API override the class attributes and the
-    ``_``-prefixed hooks (:meth:`_call`, :meth:`_append`, :meth:`_listed_scopes`,
-    :meth:`_erase_scope`, :meth:`_forget_chunk`).
+    :class:`CortexEngine` adds what the admin and derived-layer routes give. Dialects override
+    the class attributes and the ``_``-prefixed hooks (:meth:`_call`, :meth:`_append`,
+    :meth:`_listed_scopes`, :meth:`_erase_scope`, :meth:`_forget_chunk`).
     """
 
     name = "cortex"
     key_env = KEY_ENV
-    capabilities = CAPABILITIES
     routes = {"experience": "v1/experience", "events": "v1/events", "recall": "v1/recall", "answer": "v1/answer",
               "forget": "v1/forget"}
 
@@ -103,15 +97,8 @@ class CortexEngine:
         return f"{type(self).__name__}({self.settings.public()['url']!r})"
 
     def info(self) -> EngineInfo:
-        """Adapter and server identity; asks ``v1/admin/version`` once (404: no server version)."""
-        if self._info is None:
-            body = self._call_unless(404, "GET", "v1/admin/version") or {}
-            flags = layout.obj(body.get("flags"))
-            self._info = EngineInfo(
-                self.name, __version__, self.capabilities, str(body["version"]) if body.get("version") else None,
-                tuple(str(c) for c in body.get("capabilities") or ()), masked(flags, self._key),
-                self.settings.public())
-        return self._info
+        """Adapter identity; this dialect reports no server version or flags."""
+        return EngineInfo(self.name, __version__, capabilities_of(self), settings=self.settings.public())
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Append the item's event (accepted, not yet readable). Raises EngineError."""
@@ -123,14 +110,14 @@ class CortexEngine:
         self._book.wrote(item.tenant, item.id, scope, str(event_id))
         return WriteReceipt(item.id, replayed=bool(receipt.get("replayed_from_idempotency")))
 
-    def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
         """A page of the tenant's items, newest first; ``cursor`` is an offset. Raises EngineError."""
         offset = _offset(cursor)
         items = [item for item, _ in self._newest(tenant, self._scopes(tenant), None)]
         end = offset + max(1, limit)
         return ListPage(tuple(items[offset:end]), str(end) if end < len(items) else None)
 
-    def recall(self, request: RecallRequest) -> Hits:
+    def recall(self, request: RecallRequest) -> list[Hit]:
         """Hits over the selected scopes, best first; newest first when ``query`` is None."""
         scopes = layout.selected_scopes(request.tenant, self._scopes(request.tenant), request.nodes)
         if request.query is None:
@@ -166,37 +153,6 @@ class CortexEngine:
         scopes = layout.selected_scopes(tenant, self._scopes(tenant), nodes)
         answers = self._each(scopes, lambda scope: self._answer_scope(scope, question, max(1, limit)))
         return "\n".join(dict.fromkeys(a.strip() for a in answers if a.strip()))
-
-    def build_beliefs(self, tenant: str) -> BuildReceipt:
-        """``v1/beliefs/build`` once per scope of the tenant (never resent after an unknown outcome)."""
-        scopes = self._scopes(tenant)
-        counts: list[int | None] = []
-        queued = False
-        for scope in scopes:
-            body = self._call("POST", "v1/beliefs/build", json={"scope": scope}, retry=Retry.ONCE)
-            counts.append(int(body["built"]) if body.get("built") is not None else None)
-            queued = queued or ("built" not in body and any(k in body for k in ("job_id", "build_id", "id")))
-        built = None if None in counts else sum(counts)  # a scope that gave no count makes the total unknown
-        return BuildReceipt(built, "skipped" if not scopes else "scheduled" if queued else "done")
-
-    def inspect(self, tenant: str) -> Derived:
-        """Facts, live beliefs and conflicts of every scope of the tenant (a 503 on conflicts: none)."""
-        parts = self._each(self._scopes(tenant), self._derived)
-        return Derived(tuple(f for p in parts for f in p.facts), tuple(b for p in parts for b in p.beliefs),
-                       tuple(c for p in parts for c in p.conflicts))
-
-    def usage(self) -> Usage:
-        """Model usage from ``v1/admin/usage``: calls, tokens, USD and USD per role."""
-        return layout.usage_of(self._call("GET", "v1/admin/usage"))
-
-    def backlog(self) -> int:
-        """Enrichment jobs pending. Raises EngineError when the server does not report them."""
-        body = self._call("GET", "v1/admin/usage")
-        queue = body.get("enrichment_backlog")
-        pending = queue.get("jobs_pending") if isinstance(queue, dict) else None
-        if not isinstance(pending, int):
-            raise EngineError(f"{self.name} GET v1/admin/usage: no enrichment_backlog.jobs_pending")
-        return pending
 
     def close(self) -> None:
         """Stop the worker threads and close connections."""
@@ -324,7 +280,7 @@ class CortexEngine:
         return list(found.values())
 
     def _pack_items(self, scope: str, tenant: str, query: str, limit: int) -> Ranked:
-        body = _pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
+        body = layout.pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
         pack = self._call_unless(404, "POST", self.routes["recall"], json=body) or {}
         events = layout.records(pack.get("layers"), "events")
         pairs = ((layout.item_of(e, tenant), layout.newest_key(e)) for e in events)
@@ -335,7 +291,7 @@ class CortexEngine:
         limits = {"events": 2 * limit, "facts": share, "beliefs": share, "episodes": share, "understanding": share}
         gone = None
         for _ in range(ANSWER_ROUNDS):
-            pack = self._call("POST", self.routes["recall"], json=_pack_request(scope, question, list(limits), limits))
+            pack = self._call("POST", self.routes["recall"], json=layout.pack_request(scope, question, list(limits), limits))
             pack_id = pack.get("pack_id")
             body = {"scope": scope, "question": question, "use_pack_id": pack_id, "cite_sources": True,
                     "include_context": True}
@@ -347,14 +303,6 @@ class CortexEngine:
                     raise
                 gone = err
         raise EngineError(f"{gone}; the pack was gone {ANSWER_ROUNDS} rounds in a row")
-
-    def _derived(self, scope: str) -> Derived:
-        params = {"scope": scope, "limit": DERIVED_LIMIT}
-        facts = layout.records(self._call("GET", "v1/facts", params=params), "facts")
-        beliefs = layout.records(self._call("GET", "v1/beliefs", params=params), "beliefs")
-        # 503: the server raises no conflicts (bitemporal mode off)
-        conflicts = layout.records(self._call_unless(503, "GET", "v1/conflicts", params=params), "conflicts")
-        return layout.derived_of(facts, beliefs, conflicts)
 
     def _locate(self, tenant: str, ids: tuple[str, ...]) -> EventsByScope:
         """Event ids by scope for item ids: from write receipts, else by ``tm:i:`` label."""
@@ -376,12 +324,68 @@ class CortexEngine:
         return by_scope
 
 
-def _pack_request(scope: str, query: str, include: Sequence[str], limits: dict[str, int]) -> dict[str, Any]:
-    """A granular recall body over ``include`` with per-layer ``limits`` and a token budget to match."""
-    tokens = min(max(1, sum(limits.values())) * MAX_EVENT_TOKENS, MAX_PACK_TOKENS)
-    layers = {layer: limits.get(layer, 0) for layer in ("events", "facts", "beliefs", "episodes", "understanding")}
-    return {"scope": scope, "query": query, "view": "granular", "include": list(include),
-            "budgets": {"max_tokens": tokens, "per_layer_limits": layers}}
+class CortexEngine(CortexBase):
+    """A CortexDB server as a memeval engine with every capability (see the module docstring)."""
+
+    def info(self) -> EngineInfo:
+        """Adapter and server identity; asks ``v1/admin/version`` once (404: no server version)."""
+        if self._info is None:
+            body = self._call_unless(404, "GET", "v1/admin/version") or {}
+            flags = layout.obj(body.get("flags"))
+            self._info = EngineInfo(
+                self.name, __version__, capabilities_of(self), str(body["version"]) if body.get("version") else None,
+                tuple(str(c) for c in body.get("capabilities") or ()), masked(flags, self._key),
+                self.settings.public())
+        return self._info
+
+    def build_beliefs(self, tenant: str) -> BuildReceipt:
+        """``v1/beliefs/build`` once per scope of the tenant (never resent after an unknown outcome)."""
+        scopes = self._scopes(tenant)
+        counts: list[int | None] = []
+        queued = False
+        for scope in scopes:
+            body = self._call("POST", "v1/beliefs/build", json={"scope": scope}, retry=Retry.ONCE)
+            counts.append(int(body["built"]) if body.get("built") is not None else None)
+            queued = queued or ("built" not in body and any(k in body for k in ("job_id", "build_id", "id")))
+        built = None if None in counts else sum(c or 0 for c in counts)  # a scope that gave no count makes the total unknown
+        return BuildReceipt(built, "skipped" if not scopes else "scheduled" if queued else "done")
+
+    def inspect(self, tenant: str) -> Derived:
+        """Facts, live beliefs and conflicts of every scope of the tenant (a 503 on conflicts: none)."""
+        parts = self._each(self._scopes(tenant), self._derived)
+        return Derived(tuple(f for p in parts for f in p.facts), tuple(b for p in parts for b in p.beliefs),
+                       tuple(c for p in parts for c in p.conflicts))
+
+    def conflicts(self, tenant: str) -> tuple[Conflict, ...]:
+        """The conflicts of every scope of the tenant (a 503: none raised)."""
+        parts = self._each(self._scopes(tenant), lambda scope: layout.derived_of([], [], self._conflict_records(scope)))
+        return tuple(c for p in parts for c in p.conflicts)
+
+    def usage(self) -> Usage:
+        """Model usage from ``v1/admin/usage``: calls, tokens, USD and USD per role."""
+        return layout.usage_of(self._call("GET", "v1/admin/usage"))
+
+    def backlog(self) -> int:
+        """Enrichment jobs pending. Raises EngineError when the server does not report them."""
+        body = self._call("GET", "v1/admin/usage")
+        queue = body.get("enrichment_backlog")
+        pending = queue.get("jobs_pending") if isinstance(queue, dict) else None
+        if not isinstance(pending, int):
+            raise EngineError(f"{self.name} GET v1/admin/usage: no enrichment_backlog.jobs_pending")
+        return pending
+
+    # -- helpers of the derived layers ---------------------------------------------------
+
+    def _derived(self, scope: str) -> Derived:
+        params = {"scope": scope, "limit": DERIVED_LIMIT}
+        facts = layout.records(self._call("GET", "v1/facts", params=params), "facts")
+        beliefs = layout.records(self._call("GET", "v1/beliefs", params=params), "beliefs")
+        return layout.derived_of(facts, beliefs, self._conflict_records(scope))
+
+    def _conflict_records(self, scope: str) -> list[Event]:
+        # 503: the server raises no conflicts (bitemporal mode off)
+        params = {"scope": scope, "limit": DERIVED_LIMIT}
+        return layout.records(self._call_unless(503, "GET", "v1/conflicts", params=params), "conflicts")
 
 
 def _offset(cursor: str | None) -> int:
@@ -391,3 +395,6 @@ def _offset(cursor: str | None) -> int:
         raise EngineError(f"not a cursor of this engine: {cursor!r}")
     return int(cursor)
 
+
+ADAPTER = Adapter(create, URL_ENV)
+"""The ``cortex`` entry point."""

@@ -1,5 +1,5 @@
 """How memeval's tenants, nodes and items are laid out in CortexDB scopes and events, and how
-CortexDB's derived records and usage read back. Pure functions; no I/O.
+CortexDB's derived records and usage read back, and the recall bodies asked for. Pure functions; no I/O.
 
 Scopes (one leaf scope per node; every segment id matches ``[A-Za-z0-9_-]``, see
 :func:`segment_id`)::
@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -41,6 +41,8 @@ MODALITY = {"turn": "conversation", "document": "document", "learning": "observa
 ROLES = frozenset({"user", "assistant", "system", "tool"})
 MAX_LABELS = 64
 SLICE = 240
+MAX_EVENT_TOKENS = 768 * 1024
+MAX_PACK_TOKENS = 8 * 1024 * 1024
 ENVELOPE = "tm:e:"
 ITEM_LABEL = "tm:i:"
 _SEGMENT = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -247,3 +249,11 @@ def usage_of(body: dict[str, Any]) -> Usage:
                for r, v in roles.items() if isinstance(v, (dict, int, float))}
     return Usage(int(total.get("calls") or 0), int(total.get("tokens_total") or total.get("tokens") or 0),
                  float(cost) if isinstance(cost, (int, float)) else None, by_role)
+
+
+def pack_request(scope: str, query: str, include: Sequence[str], limits: dict[str, int]) -> dict[str, Any]:
+    """A granular recall body over ``include`` with per-layer ``limits`` and a token budget to match."""
+    tokens = min(max(1, sum(limits.values())) * MAX_EVENT_TOKENS, MAX_PACK_TOKENS)
+    layers = {layer: limits.get(layer, 0) for layer in ("events", "facts", "beliefs", "episodes", "understanding")}
+    return {"scope": scope, "query": query, "view": "granular", "include": list(include),
+            "budgets": {"max_tokens": tokens, "per_layer_limits": layers}}

@@ -48,7 +48,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from memeval.engines import mem0_records as records
-from memeval.engines.base import Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt
+from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt,
+                                  capabilities_of)
 from memeval.engines.listing import ItemLog, newest_page, recency_key
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
@@ -152,7 +153,6 @@ class Mem0Engine:
     """A mem0 ``Memory`` behind the engine contract; calls are serialised (qdrant's local mode
     is not safe across threads). Raw storage (``infer`` false); see :class:`Mem0Extracting`."""
 
-    CAPABILITIES = frozenset({"forget", "erase"})
 
     def __init__(self, memory: Any, conf: Mapping[str, Any], folder: str, owned: bool) -> None:
         """Prefer :func:`create`; ``owned`` means ``folder`` is removed on close."""
@@ -170,7 +170,7 @@ class Mem0Engine:
         settings = {**self._public, "vector_store": "qdrant (local, on disk)",
                     "keyword_search": importlib.util.find_spec("fastembed") is not None,
                     "entity_boost": importlib.util.find_spec("spacy") is not None}
-        return EngineInfo("mem0", importlib.metadata.version("mem0ai"), self.CAPABILITIES, settings=settings)
+        return EngineInfo("mem0", importlib.metadata.version("mem0ai"), capabilities_of(self), settings=settings)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """One ``add`` of the item; a second write of the same id in this process stores nothing.
@@ -201,7 +201,6 @@ class Mem0Engine:
             log = self._logs.get(tenant)
             return log.page(cursor, limit) if log else newest_page([], cursor, limit)
 
-    list = page  # TODO(merge): remove alias
 
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` memories in the requested nodes: mem0's ``search`` ranking
@@ -277,11 +276,12 @@ class Mem0Extracting(Mem0Engine):
     """mem0 with LLM extraction (``infer`` true): its memories are derived facts, so it has
     ``inspect``; raw storage does not (its memories are the turns themselves)."""
 
-    CAPABILITIES = Mem0Engine.CAPABILITIES | {"inspect"}
-
     def inspect(self, tenant: str) -> Derived:
         """mem0's captured memories of the tenant (``get_all``), oldest first, each as a fact
         ``<node> memory <text>``; no beliefs, no conflicts (mem0 has neither)."""
         with self._lock:
             memories = self._all({"user_id": tenant})
         return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
+
+
+ADAPTER = Adapter(create, url_env=URL_ENV)

@@ -25,13 +25,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import memeval
-from memeval.engines.base import EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt, node_matches
+from memeval.engines.base import Adapter, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt, capabilities_of, node_matches
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.listing import ItemLog, newest_page
 from memeval.errors import UsageError
 from memeval.suggest import did_you_mean
 
-CAPABILITIES = frozenset({"forget", "erase"})
 DEFAULT_CHUNK_WORDS = 100
 DEFAULT_OVERLAP = 20
 NO_FLOOR = -1.0
@@ -122,7 +121,7 @@ class RagBaseline:
         """Name, version, capabilities and the ranking in use."""
         settings = {"ranking": f"dense({self._queries.embedder.name}) top-k", "embedder": self._queries.embedder.name,
                     "chunk_words": self._words, "chunk_overlap": self._overlap}
-        return EngineInfo("rag-baseline", memeval.__version__, CAPABILITIES, settings=settings)
+        return EngineInfo("rag-baseline", memeval.__version__, capabilities_of(self), settings=settings)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Chunk and queue ``item`` for embedding, visible at once; a second write of the same
@@ -145,7 +144,6 @@ class RagBaseline:
         """
         return self._in(tenant, lambda store: store.log.page(cursor, limit), lambda: newest_page([], cursor, limit))
 
-    list = page  # TODO(merge): remove alias
 
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` chunk hits in the requested nodes, best cosine first (ties:
@@ -163,7 +161,7 @@ class RagBaseline:
                 return [Hit(item, 1.0 / (i + 1)) for i, item in enumerate(islice(newest, request.limit))]
             codes = [code for name, code in store.codes.items() if node_matches(name, request.nodes)]
             found = store.dense.search(request.query, codes, request.limit) if codes else []
-            return [store.hit(doc, score) for doc, score in found]  # type: ignore[arg-type]
+            return [store.hit(doc, score) for doc, score in found]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
         """Remove items (every chunk of each); returns how many items were removed."""
@@ -184,3 +182,6 @@ class RagBaseline:
         with self._lock:
             store = self._tenants.get(tenant)
             return call(store) if store else absent()
+
+
+ADAPTER = Adapter(create)

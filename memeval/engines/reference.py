@@ -13,7 +13,8 @@ Ranking, per recall:
    is never overtaken.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
-by item id and visible at once. Capabilities: ``forget``, ``erase``, ``beliefs``, ``inspect``.
+by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
+``erase``, ``beliefs``, ``inspect``.
 
 Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
 (cosine below which a dense-only candidate is dropped, default 0.45) and ``lexical_budget``
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import memeval
 from memeval.engines.base import (
+    Adapter,
     BuildReceipt,
     Derived,
     EngineInfo,
@@ -36,14 +38,14 @@ from memeval.engines.base import (
     MemoryItem,
     RecallRequest,
     WriteReceipt,
+    capabilities_of,
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
 from memeval.engines.reference_store import TenantStore, cursor_key
-from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
-CAPABILITIES = frozenset({"forget", "erase", "beliefs", "inspect"})
 RRF_K = 60
 LEXICAL_RECENCY = 0.25
 DENSE_RECENCY = 0.02
@@ -54,7 +56,7 @@ _SETTINGS = ("embedder", "min_similarity", "lexical_budget")
 
 
 def create(settings: Mapping[str, Any]) -> ReferenceEngine:
-    """The ``reference`` entry point.
+    """The factory of the ``reference`` adapter.
 
     Raises:
         UsageError: an unknown setting or an invalid value (see the module docstring).
@@ -90,7 +92,7 @@ class ReferenceEngine:
         settings = {"ranking": ranking, "embedder": embedder, "lexical_budget": self._budget}
         if self._queries:
             settings["min_similarity"] = self._min_similarity
-        return EngineInfo("reference", memeval.__version__, CAPABILITIES, settings=settings)
+        return EngineInfo("reference", memeval.__version__, capabilities_of(self), settings=settings)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Store ``item``, visible at once; a second write of the same id is a replay.
@@ -104,14 +106,14 @@ class ReferenceEngine:
                 tenant = self._tenants[item.tenant] = self._new_tenant()
             return tenant.write(item)
 
-    def list(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
         """A page of ``tenant``, newest first by ``at`` (undated items last, newest written first).
 
         Raises:
             EngineError: ``limit`` below 1 or a cursor this engine did not hand out.
         """
         if limit < 1:
-            raise EngineError(f"list limit must be at least 1, not {limit}")
+            raise EngineError(f"page limit must be at least 1, not {limit}")
         after = None if cursor is None else cursor_key(cursor)
         with self._lock:
             store = self._tenants.get(tenant)
@@ -150,10 +152,6 @@ class ReferenceEngine:
         with self._lock:
             self._tenants.pop(tenant, None)
 
-    def answer(self, tenant: str, question: str, nodes: tuple[str, ...], limit: int) -> NoReturn:
-        """Raises :class:`Unsupported`: the reference engine has no model to answer with."""
-        _unsupported("answer")
-
     def build_beliefs(self, tenant: str) -> BuildReceipt:
         """One belief per document and per conversation thread, never duplicated."""
         with self._lock:
@@ -165,14 +163,6 @@ class ReferenceEngine:
         with self._lock:
             store = self._tenants.get(tenant)
             return store.derived() if store else Derived()
-
-    def usage(self) -> NoReturn:
-        """Raises :class:`Unsupported`: the reference engine calls no model."""
-        _unsupported("usage")
-
-    def backlog(self) -> NoReturn:
-        """Raises :class:`Unsupported`: nothing is enriched in the background."""
-        _unsupported("backlog")
 
     def close(self) -> None:
         """Drop every tenant."""
@@ -245,5 +235,5 @@ def _ranks(scores: Mapping[int, float]) -> dict[int, int]:
     return ranks
 
 
-def _unsupported(capability: str) -> NoReturn:
-    raise Unsupported(f"the reference engine has no {capability!r} capability")
+ADAPTER = Adapter(create)
+"""The ``reference`` entry point."""

@@ -17,13 +17,12 @@ process group (SIGTERM, 10 s, then SIGKILL) and reaps the process.
 
 :func:`engine_server` is what ``memeval run`` uses: it starts the server only when the
 definition has one and the adapter's URL variable is unset, and yields settings overrides.
-An adapter module declares that variable as ``URL_ENV``.
+The variable is the adapter's declared ``Adapter.url_env`` (:mod:`memeval.engines.base`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import signal
 import socket
@@ -34,7 +33,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from memeval.engines import adapters
+from memeval.engines import adapters, load_adapter
 from memeval.engines.definition import EngineDef
 from memeval.errors import EngineError, UsageError
 
@@ -48,7 +47,7 @@ TAIL_CHARS = 1500
 @contextlib.contextmanager
 def engine_server(engine_def: EngineDef, log_path: str | None = None) -> Iterator[dict[str, Any]]:
     """Settings overrides for a run: ``{"url": ...}`` of a server started from the definition,
-    or ``{}`` when it has no ``server:`` block, or when its adapter's ``URL_ENV`` is set (an
+    or ``{}`` when it has no ``server:`` block, or when its adapter's ``url_env`` is set (an
     already running server). Raises what :func:`start_engine_server` raises."""
     url_env = adapter_url_env(engine_def.adapter)
     if engine_def.server is None or (url_env and os.environ.get(url_env)):
@@ -59,11 +58,11 @@ def engine_server(engine_def: EngineDef, log_path: str | None = None) -> Iterato
 
 
 def adapter_url_env(adapter: str) -> str | None:
-    """The ``URL_ENV`` an adapter module declares, or None."""
-    found = adapters().get(adapter)
-    if found is None:
+    """The ``url_env`` the adapter declares, or None (also when no such adapter is installed:
+    creating the engine then says so)."""
+    if adapter not in adapters():
         return None
-    return getattr(importlib.import_module(found.module), "URL_ENV", None)
+    return load_adapter(adapter).url_env
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ layout as :mod:`memeval.engines.cortex`, with the hosted differences:
   reused by its retries. The server refuses a claim it has seen with 409 and forwards nothing,
   so a 409 on a retried write leaves the outcome unknown: the adapter then looks for the event
   by its item label for ``lookup_timeout_s``. A 404 on a retried forget means it was done;
-- no admin routes: capabilities are ``forget``, ``erase`` and ``answer`` only (no usage,
+- no admin routes: the adapter implements ``forget``, ``erase`` and ``answer`` only (no usage,
   backlog, inspection or belief builds; the executor waits a fixed ``enrich_wait_s`` instead).
 """
 
@@ -24,21 +24,19 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memeval import __version__
 from memeval.engines import cortex_layout as layout
-from memeval.engines.base import BuildReceipt, Derived, EngineInfo, MemoryItem, Usage
-from memeval.engines.cortex import AUDIT_NOTE, CortexEngine
+from memeval.engines.base import Adapter, MemoryItem
+from memeval.engines.cortex import AUDIT_NOTE, CortexBase
 from memeval.engines.http_client import TRANSIENT, EnvelopeFailure, HttpStatusError, Secret, http_settings
-from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.errors import EngineError, UsageError
 
 URL_ENV, KEY_ENV, DEFAULT_URL = "TINYHUMANS_API_URL", "TINYHUMANS_API_KEY", "https://api.tinyhumans.ai"
-CAPABILITIES = frozenset({"forget", "erase", "answer"})
 CLAIMED = frozenset({"memory/experience", "memory/answer", "memory/forget"})
 LOOKUP_FIRST_S, LOOKUP_MAX_S = 0.25, 2.0
 
 
 def create(settings: Mapping[str, Any]) -> "TinyHumansEngine":
-    """The engine for an engine definition's settings.
+    """The factory of the ``tinyhumans`` adapter.
 
     Raises:
         UsageError: ``TINYHUMANS_API_KEY`` is not set, or a setting is bad.
@@ -63,34 +61,13 @@ def unwrap(body: Any) -> Any:
     return body
 
 
-class TinyHumansEngine(CortexEngine):
-    """The hosted dialect of :class:`~memeval.engines.cortex.CortexEngine` (see the module docstring)."""
+class TinyHumansEngine(CortexBase):
+    """The hosted dialect of :class:`~memeval.engines.cortex.CortexBase` (see the module docstring)."""
 
     name = "tinyhumans"
     key_env = KEY_ENV
-    capabilities = CAPABILITIES
     routes = {"experience": "memory/experience", "events": "memory/events", "recall": "memory/recall",
               "answer": "memory/answer", "forget": "memory/forget"}
-
-    def info(self) -> EngineInfo:
-        """Adapter identity; the hosted API reports no server version or flags."""
-        return EngineInfo(self.name, __version__, self.capabilities, settings=self.settings.public())
-
-    def build_beliefs(self, tenant: str) -> BuildReceipt:
-        """Raises Unsupported: consolidation is scheduled server-side."""
-        raise Unsupported("tinyhumans builds beliefs by itself; there is no build route")
-
-    def inspect(self, tenant: str) -> Derived:
-        """Raises Unsupported: the hosted API has no derived-layer listings memeval reads."""
-        raise Unsupported("tinyhumans has no fact, belief or conflict listings")
-
-    def usage(self) -> Usage:
-        """Raises Unsupported: no admin routes."""
-        raise Unsupported("tinyhumans reports no model usage")
-
-    def backlog(self) -> int:
-        """Raises Unsupported: no admin routes."""
-        raise Unsupported("tinyhumans reports no enrichment queue")
 
     def _headers(self, route: str) -> dict[str, str]:
         return {"Idempotency-Key": f"memeval-{uuid.uuid4().hex}"} if route in CLAIMED else {}
@@ -140,3 +117,7 @@ class TinyHumansEngine(CortexEngine):
                 raise
             # 404 on a retry: the first attempt forgot them; 409: the claim was refused, try anew.
             return 0 if err.status == 404 else super()._forget_chunk(scope, event_ids)
+
+
+ADAPTER = Adapter(create, URL_ENV)
+"""The ``tinyhumans`` entry point."""

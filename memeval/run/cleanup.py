@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memeval.engines.base import Engine
+from memeval.engines.base import Engine, Erases
 from memeval.errors import Unsupported
 
 BATCH = 100
@@ -19,7 +19,7 @@ def clear_tenant(engine: Engine, capabilities: frozenset[str], ns: str, known: I
         Unsupported: the engine can neither erase nor forget.
         EngineError: the engine failed.
     """
-    if "erase" in capabilities:
+    if "erase" in capabilities and isinstance(engine, Erases):
         engine.erase(ns)
         return
     if "forget" not in capabilities:
@@ -29,7 +29,7 @@ def clear_tenant(engine: Engine, capabilities: frozenset[str], ns: str, known: I
         engine.forget(ns, tuple(ordered[i:i + BATCH]))
     left: tuple[str, ...] = ()
     while True:
-        page = tuple(item.id for item in engine.list(ns, None, BATCH).items)
+        page = tuple(item.id for item in engine.page(ns, None, BATCH).items)
         if not page or page == left:  # nothing left, or nothing more this engine will forget
             return
         engine.forget(ns, page)

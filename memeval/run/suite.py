@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from memeval import __version__
 from memeval.agent import Timings
-from memeval.engines.base import Engine, Usage
+from memeval.engines.base import Engine, ReportsUsage, Usage
 from memeval.errors import EngineError, UsageError
 from memeval.run.checkpoint import Journal, new_run_id
 from memeval.run.options import RunOptions, check_only
@@ -146,7 +146,7 @@ def _read_usage(engine: Engine, caps: frozenset[str]) -> Usage | None:
     """The engine's usage counters, or None when it has none or cannot tell now. A failing read
     is not the scenario's failure (that one is recorded by the scenario itself) and must not end
     the run: the scenario's usage is then unknown."""
-    if "usage" not in caps:
+    if "usage" not in caps or not isinstance(engine, ReportsUsage):
         return None
     try:
         return engine.usage()

@@ -7,6 +7,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from memeval.engines.base import BuildsBeliefs, HasBacklog, Inspects
 from memeval.run.waits import drain
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ def synthesise(run: "ScenarioRun") -> None:
     start = time.perf_counter()
     outcomes: Counter[str] = Counter()
     counts: list[int | None] = []
-    if "beliefs" in run.caps:
+    if "beliefs" in run.caps and isinstance(run.engine, BuildsBeliefs):
         for ns in run.state.namespaces.values():
             receipt = run.engine.build_beliefs(ns)
             outcomes[receipt.outcome] += 1
@@ -29,8 +30,8 @@ def synthesise(run: "ScenarioRun") -> None:
     run.timings.add("synthesis (all builds)", ms)
     built = None if not counts or None in counts else sum(counts)  # unknown when any build gave no count
     record.update(outcomes=dict(outcomes), built=built, ms=round(ms, 3))
-    if "inspect" in run.caps:
-        record["derived"], run.state.derived = _inspect(run)
+    if "inspect" in run.caps and isinstance(run.engine, Inspects):
+        record["derived"], run.state.derived = _inspect(run, run.engine)
 
 
 def _enrichment(run: "ScenarioRun") -> dict[str, Any]:
@@ -38,7 +39,7 @@ def _enrichment(run: "ScenarioRun") -> dict[str, Any]:
     if wait <= 0:
         return {"waited": False}
     start = time.perf_counter()
-    if "backlog" in run.caps:
+    if "backlog" in run.caps and isinstance(run.engine, HasBacklog):
         result = drain(run.engine, wait, run.options.enrich_poll_s)
         label = "enrichment (queue drained)"
     else:
@@ -50,11 +51,11 @@ def _enrichment(run: "ScenarioRun") -> dict[str, Any]:
     return {"waited": True, "ms": round(ms, 3), **result}
 
 
-def _inspect(run: "ScenarioRun") -> tuple[dict[str, Any], dict[str, list[str]]]:
+def _inspect(run: "ScenarioRun", engine: Inspects) -> tuple[dict[str, Any], dict[str, list[str]]]:
     summary: dict[str, Any] = {}
     lines: dict[str, list[str]] = {}
     for tenant, ns in run.state.namespaces.items():
-        derived = run.engine.inspect(ns)
+        derived = engine.inspect(ns)
         facts = [f.line() for f in derived.facts]
         beliefs = [b.line() for b in derived.beliefs]
         lines[tenant] = facts + beliefs

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from memeval.engines.base import Engine
+from memeval.engines.base import Engine, HasBacklog
 from memeval.errors import SettleTimeout
 
-DRAIN_QUIET_POLLS = 4
+DRAIN_FIRST_POLL_S = 0.05
 
 
 def listed(engine: Engine, tenant: str, wanted: set[str]) -> set[str]:
@@ -17,7 +17,7 @@ def listed(engine: Engine, tenant: str, wanted: set[str]) -> set[str]:
     seen: set[str] = set()
     cursor = None
     for _ in range(10_000):
-        page = engine.list(tenant, cursor, 100)
+        page = engine.page(tenant, cursor, 100)
         seen.update(i.id for i in page.items if i.id in wanted)
         cursor = page.cursor
         if cursor is None or len(seen) == len(wanted):
@@ -49,17 +49,23 @@ def settle(engine: Engine, written: dict[str, set[str]], timeout_s: float, poll_
         sleep(poll_s)
 
 
-def drain(engine: Engine, cap_s: float, poll_s: float, sleep: Callable[[float], None] = time.sleep) -> dict[str, object]:
-    """Wait until the engine's enrichment backlog is empty for several polls in a row, at most
-    ``cap_s`` seconds. Returns what happened: ``{"drained": bool, "polls": n, "pending": last}``."""
+def drain(engine: HasBacklog, cap_s: float, poll_s: float,
+          sleep: Callable[[float], None] = time.sleep) -> dict[str, object]:
+    """Wait until the engine's enrichment backlog is empty, at most ``cap_s`` seconds; polls
+    after 0.05 s, then twice as long each time up to ``poll_s``. Returns what happened:
+    ``{"drained": bool, "polls": n, "pending": last}``.
+
+    The first empty reading ends the wait: a backlog counts each accepted write's job until the
+    job is finished (CortexDB's ``jobs_pending``), and the drain runs after every write settled,
+    so an empty queue has nothing left to come."""
     deadline = time.monotonic() + cap_s
-    quiet, polls, pending = 0, 0, None
+    polls, pause = 0, min(DRAIN_FIRST_POLL_S, poll_s)
     while True:
         pending = engine.backlog()
         polls += 1
-        quiet = quiet + 1 if pending == 0 else 0
-        if quiet >= DRAIN_QUIET_POLLS:
+        if pending == 0:
             return {"drained": True, "polls": polls, "pending": 0}
-        if time.monotonic() + poll_s > deadline:
-            return {"drained": pending == 0, "polls": polls, "pending": pending}
-        sleep(poll_s)
+        if time.monotonic() + pause > deadline:
+            return {"drained": False, "polls": polls, "pending": pending}
+        sleep(pause)
+        pause = min(2 * pause, poll_s)

@@ -3,7 +3,7 @@
 
 A cell never raises: every failure becomes a :class:`CellResult` with a one-line reason, so the
 other cells go on. The server is always torn down (``start_engine_server``'s ``with`` block);
-the run process gets the server's URL through the adapter's ``URL_ENV`` so it starts none.
+the run process gets the server's URL through the adapter's ``url_env`` so it starts none.
 
 Drift guard: the flags the server reported (run.json ``flags``, within the matrix's
 ``flag_prefix``) must equal the profile's intended flags; any difference fails the cell. A server
@@ -99,7 +99,7 @@ def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, prog
 def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control) -> CellResult:
     url_env = adapter_url_env(matrix.engine.adapter)
     if not url_env:
-        return CellResult(cell, "failed", f"adapter {matrix.engine.adapter} declares no URL_ENV to reach a started server")
+        return CellResult(cell, "failed", f"adapter {matrix.engine.adapter} declares no url_env to reach a started server")
     os.makedirs(cell.folder, exist_ok=True)
     env = matrix.intended_env(cell.profile)
     try:

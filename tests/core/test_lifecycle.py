@@ -35,9 +35,9 @@ def test_logged_turn_is_not_in_its_own_pack_and_read_only_probes_write_nothing()
     memory = _memory(engine)
     ctx = memory.pre_turn("new", 0, "where is the parking permit invoice?", 0, "2026-09-01T09:00:00Z", log=True)
     assert ctx.logged and "parking permit invoice" not in ctx.pack.markdown
-    before = len(engine.list("t1").items)
+    before = len(engine.page("t1").items)
     memory.pre_turn("probe", 0, "unique probe question zebra?", 0, None, log=False)
-    assert len(engine.list("t1").items) == before
+    assert len(engine.page("t1").items) == before
 
 
 def test_an_item_appears_once_and_sections_come_in_priority_order():
@@ -77,8 +77,8 @@ def test_a_tool_result_survives_only_where_the_reply_carries_it():
     thread = Thread("inc", "t1", "support", 0, (Exchange("check the dashboards", tools=(
         Tool("grafana.query", "p99 latency 2300 ms"), Tool("pager.status", "secret pager rota", carried=False))),))
     play_exchange(memory, thread, 0, "2026-09-01T09:00:00Z", "2026-09-01T09:01:00Z", 8, "neutral")
-    stored = " ".join(i.text for i in engine.list("t1").items)
+    stored = " ".join(i.text for i in engine.page("t1").items)
     assert "grafana.query returned: p99 latency 2300 ms" in stored
     assert "secret pager rota" not in stored
-    reply = next(i for i in engine.list("t1").items if i.role == "assistant")
+    reply = next(i for i in engine.page("t1").items if i.role == "assistant")
     assert [t.name for t in reply.tool_calls] == ["grafana.query", "pager.status"]

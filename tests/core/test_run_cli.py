@@ -58,14 +58,14 @@ def test_forget_all_leaves_every_tenant_empty():
     tenants = [ns for scenario in record["scenarios"] for ns in scenario["tenants"].values()]
     assert tenants, "the run names no tenant: nothing to check"
     for ns in tenants:
-        assert engine.list(ns).items == ()
+        assert engine.page(ns).items == ()
 
 
 def test_keep_leaves_the_data():
     engine = create({"embedder": "none"})
     record = run_suite(load_suite(MINI), engine, RunOptions(label="t", keep=True))
     tenants = record["scenarios"][0]["tenants"]
-    assert engine.list(tenants["acme"]).items
+    assert engine.page(tenants["acme"]).items
     assert record["scenarios"][0]["cleanup"] == {"forgotten": False, "reason": "kept (--keep)"}
 
 

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from memeval.engines.base import Engine, MemoryItem
+from memeval.engines.cortex import CortexEngine
+from memeval.engines.cortex import create as create_cortex
 from memeval.run.waits import settle
 from memeval.servers.launch import RunningServer, start_server
 
@@ -38,6 +40,22 @@ def cortex() -> Iterator[RunningServer]:
 def hosted() -> Iterator[RunningServer]:
     """The fake CortexDB in the hosted TinyHumans shape, no rate limit, keyed with ``HOSTED_KEY``."""
     yield from fake_cortex(["--hosted", "--hosted-rate-limit", "0"], {"TINYHUMANS_API_KEY": HOSTED_KEY})
+
+
+def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = CORTEX_KEY,
+            **settings: Any) -> CortexEngine:
+    """The cortex adapter on ``server`` with quick retries, keyed with ``key`` through the environment."""
+    monkeypatch.setenv("CORTEX_DB_KEY", key)
+    return create_cortex({"url": server.url, **QUICK, **settings})
+
+
+@pytest.fixture
+def cortex_engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
+    """The cortex adapter on the module's fake CortexDB, whose faults are cleared afterwards."""
+    eng = connect(cortex, monkeypatch)
+    yield eng
+    eng.close()
+    cortex.faults(clear=True)
 
 
 @pytest.fixture

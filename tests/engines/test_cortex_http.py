@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -21,7 +20,7 @@ from memeval.engines.server import free_port
 from memeval.errors import EngineError, UsageError
 from memeval.run.waits import drain
 from memeval.servers.launch import RunningServer
-from tests.engines.conftest import CORTEX_KEY, QUICK, fake_cortex, turn, write_all
+from tests.engines.conftest import CORTEX_KEY, QUICK, connect, fake_cortex, turn, write_all
 
 
 @pytest.fixture(scope="module")
@@ -30,25 +29,16 @@ def bitemporal_off() -> Iterator[RunningServer]:
                                 "CORTEX_ENTITY_GRAPH": "0"})
 
 
-def connect(server: RunningServer, monkeypatch: pytest.MonkeyPatch, key: str = CORTEX_KEY,
-            **settings: Any) -> CortexEngine:
-    monkeypatch.setenv("CORTEX_DB_KEY", key)
-    return create({"url": server.url, **QUICK, **settings})
-
-
 @pytest.fixture
-def engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[CortexEngine]:
-    eng = connect(cortex, monkeypatch)
-    yield eng
-    eng.close()
-    cortex.faults(clear=True)
+def engine(cortex_engine: CortexEngine) -> CortexEngine:
+    return cortex_engine
 
 
 def listing(engine: CortexEngine, tenant: str, limit: int = 100) -> list[MemoryItem]:
     items: list[MemoryItem] = []
     cursor = None
     while True:
-        page = engine.list(tenant, cursor, limit)
+        page = engine.page(tenant, cursor, limit)
         items += page.items
         cursor = page.cursor
         if cursor is None:
@@ -153,7 +143,7 @@ def test_429_waits_for_retry_after_then_succeeds(engine: CortexEngine, cortex: R
                                                  caplog: pytest.LogCaptureFixture) -> None:
     cortex.faults(fail=[{"route": "v1/scopes/list", "status": 429, "count": 1, "retry_after": 1}])
     start = time.monotonic()
-    assert engine.list(tenant).items == ()
+    assert engine.page(tenant).items == ()
     assert time.monotonic() - start >= 0.9
     assert "429 RATE_LIMITED" in caplog.text and "retry 2" in caplog.text
 
@@ -202,7 +192,7 @@ def test_a_refused_connection_is_one_engine_error_after_retries(monkeypatch: pyt
     monkeypatch.setenv("CORTEX_DB_KEY", CORTEX_KEY)
     engine = create({"url": f"http://127.0.0.1:{free_port()}", **QUICK})
     with pytest.raises(EngineError, match=r"^cortex GET v1/auth/whoami: ConnectError: .* after 3 attempts$"):
-        engine.list(tenant)
+        engine.page(tenant)
     engine.close()
 
 
@@ -261,7 +251,7 @@ def test_the_key_never_appears_in_errors_logs_or_reprs(cortex: RunningServer, mo
         texts += [repr(engine), repr(engine.http), str(engine.info().to_json() if key == CORTEX_KEY else "")]
         cortex.faults(clear=True, fail=[{"route": "v1/scopes/list", "status": 500, "count": 6}])
         for action in (lambda: engine.recall(RecallRequest(tenant, ("learnings",), "x", 1)),
-                       lambda: engine.list(tenant)):
+                       lambda: engine.page(tenant)):
             with pytest.raises(EngineError) as caught:
                 action()
             texts.append(str(caught.value))

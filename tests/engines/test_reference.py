@@ -9,10 +9,12 @@ import random
 import pytest
 
 from memeval.engines import reference_index
-from memeval.engines.base import Belief, Engine, MemoryItem, RecallRequest
+from memeval.engines.base import (PROTOCOLS, Belief, BuildsBeliefs, Capability, Engine, Erases, Inspects, MemoryItem,
+                                  RecallRequest, capabilities_of)
+from memeval.engines.conformance import CONTRACTS, run_checks
 from memeval.engines.reference import create
 from memeval.engines.reference_index import LexicalIndex, analyze
-from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.errors import EngineError, UsageError
 
 T = "tenant-1"
 DISTRACTORS = [
@@ -43,22 +45,29 @@ def recall(engine: Engine, query: str | None, nodes=("agent:",), limit=10, prefe
     return [h.item.text for h in engine.recall(RecallRequest(tenant, tuple(nodes), query, limit, prefer_recent))]
 
 
-def test_satisfies_the_engine_protocol_and_declares_its_capabilities():
+def test_satisfies_the_engine_protocol_and_declares_what_it_implements():
     engine = bm25_only()
     info = engine.info()
     assert isinstance(engine, Engine)
     assert info.name == "reference"
-    assert info.capabilities == frozenset({"forget", "erase", "beliefs", "inspect"})
+    assert info.capabilities == capabilities_of(engine)
+    assert isinstance(engine, Erases) and isinstance(engine, BuildsBeliefs) and isinstance(engine, Inspects)
+    assert info.to_json()["capabilities"] == ["beliefs", "erase", "forget", "inspect"]
     assert info.settings["ranking"] == "bm25+recency"
     assert info.settings["embedder"] == "none"
 
 
-@pytest.mark.parametrize("call", ["answer", "usage", "backlog"])
-def test_undeclared_capabilities_raise_unsupported(call):
+@pytest.mark.parametrize("capability", [Capability.ANSWER, Capability.USAGE, Capability.BACKLOG, Capability.CONFLICTS])
+def test_what_it_cannot_do_it_neither_declares_nor_stubs(capability):
     engine = bm25_only()
-    args = {"answer": (T, "q?", ("agent:",), 3), "usage": (), "backlog": ()}[call]
-    with pytest.raises(Unsupported, match=call):
-        getattr(engine, call)(*args)
+    assert capability not in engine.info().capabilities
+    assert not isinstance(engine, PROTOCOLS[capability])
+
+
+def test_the_conformance_kit_passes():
+    results = run_checks(bm25_only())
+    assert [r.contract for r in results if not r.ok] == []
+    assert {r.contract for r in results} == {c.name for c in CONTRACTS}
 
 
 def test_settings_are_validated():
@@ -83,7 +92,7 @@ def test_a_second_write_of_the_same_item_is_a_replay():
     item = turn("the deploy target is staging", at=minute(0))
     first, second = engine.write(item), engine.write(item)
     assert (first.id, first.replayed, second.id, second.replayed) == (item.id, False, item.id, True)
-    assert [i.id for i in engine.list(T).items] == [item.id]
+    assert [i.id for i in engine.page(T).items] == [item.id]
     assert len(engine.recall(RecallRequest(T, ("agent:",), "deploy target", 10))) == 1
 
 
@@ -95,7 +104,7 @@ def test_tenants_are_separate_roots():
     assert recall(engine, None, tenant="t2") == ["bob is allergic to shellfish"]
     engine.erase("t1")
     assert recall(engine, "allergic", tenant="t1") == []
-    assert [i.text for i in engine.list("t2").items] == ["bob is allergic to shellfish"]
+    assert [i.text for i in engine.page("t2").items] == ["bob is allergic to shellfish"]
     assert recall(engine, "allergic", tenant="nobody") == []
 
 
@@ -132,7 +141,7 @@ def test_list_pages_newest_first_each_item_once():
     engine.write(turn("undated second"))
     seen, cursor, pages = [], None, 0
     while True:
-        page = engine.list(T, cursor, limit=4)
+        page = engine.page(T, cursor, limit=4)
         seen += [i.text for i in page.items]
         pages += 1
         if page.cursor is None:
@@ -146,20 +155,20 @@ def test_list_cursor_survives_a_write_between_pages():
     engine = bm25_only()
     for i in range(6):
         engine.write(turn(f"turn {i}", at=minute(i)))
-    first = engine.list(T, limit=3)
+    first = engine.page(T, limit=3)
     engine.write(turn("late turn", at=minute(59)))
-    second = engine.list(T, first.cursor, limit=3)
+    second = engine.page(T, first.cursor, limit=3)
     assert [i.text for i in first.items + second.items] == [f"turn {i}" for i in range(5, -1, -1)]
     assert second.cursor is None
-    assert engine.list(T, limit=1).items[0].text == "late turn"
+    assert engine.page(T, limit=1).items[0].text == "late turn"
 
 
 def test_list_and_writes_reject_bad_input():
     engine = bm25_only()
     with pytest.raises(EngineError, match="cursor"):
-        engine.list(T, "not-a-cursor")
+        engine.page(T, "not-a-cursor")
     with pytest.raises(EngineError, match="limit"):
-        engine.list(T, limit=0)
+        engine.page(T, limit=0)
     with pytest.raises(EngineError, match="timestamp"):
         engine.write(turn("when?", at="yesterday"))
 
@@ -183,7 +192,7 @@ def test_forget_removes_items_from_recall_listing_and_beliefs():
     assert engine.forget(T, (drop.id, drop.id, "unknown")) == 1
     assert engine.forget(T, (drop.id,)) == 0
     assert recall(engine, "staging password") == ["the staging server lives in Frankfurt."]
-    assert [i.id for i in engine.list(T).items] == [keep.id]
+    assert [i.id for i in engine.page(T).items] == [keep.id]
     assert [b.subject for b in engine.inspect(T).beliefs] == ["ops"]
 
 
@@ -192,7 +201,7 @@ def test_erase_removes_everything_in_the_tenant():
     engine.write(turn("alpha", thread="x"))
     engine.build_beliefs(T)
     engine.erase(T)
-    assert engine.list(T).items == ()
+    assert engine.page(T).items == ()
     assert engine.inspect(T).beliefs == ()
     assert recall(engine, "alpha") == []
 
@@ -283,8 +292,12 @@ def test_recency_does_not_drown_relevance():
 )
 def test_punctuation_and_query_syntax_never_raise(query):
     engine = bm25_only()
-    engine.write(turn("deploy to staging with agent a"))
-    assert isinstance(engine.recall(RecallRequest(T, ("agent:",), query, 5)), list)
+    item = turn("deploy to staging with agent a")
+    engine.write(item)
+    alone = engine.recall(RecallRequest(T, ("agent:",), query, 5))
+    beside_a_word = engine.recall(RecallRequest(T, ("agent:",), f"{query} staging", 5))
+    assert {h.item.id for h in alone} <= {item.id}
+    assert [h.item.id for h in beside_a_word] == [item.id]
 
 
 def test_a_query_of_only_stopwords_returns_nothing_without_error():
