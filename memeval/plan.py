@@ -9,17 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Literal
 
 from memeval.spec.model import Defaults, Scenario, Suite
 
 PHASES = ("recall", "synthesis")
 
 
+StepKind = Literal["write_document", "write_learning", "exchange", "settle", "forget_declared", "probe", "synthesise",
+                   "forget_all"]
+"""What a planned step does."""
+
+
 @dataclass(frozen=True)
 class Step:
     """One planned action. ``ref`` names the record it acts on; ``phase`` is set for probes."""
 
-    kind: str  # write_document | write_learning | exchange | settle | forget_declared | probe | synthesise | forget_all
+    kind: StepKind
     scenario: str
     ref: str = ""
     index: int = 0

@@ -13,18 +13,19 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
 
 from memeval.engines.definition import resolve_engine
 from memeval.engines.server import engine_server
 from memeval.errors import EXIT_ENGINE, EXIT_INTERRUPTED
-from memeval.llm.answer import answer_record, summary_lines
-from memeval.llm.settings import resolve
+from memeval.llm.answer import answer_steps, summary_lines
+from memeval.llm.settings import LlmSettings, resolve
+from memeval.record import RunRecord
 from memeval.report.files import output_dir
 from memeval.report.publish import publish
 from memeval.run.checkpoint import open_journal
 from memeval.run.options import RunOptions
-from memeval.run.suite import derive, run_suite
+from memeval.run.suite import run_suite
+from memeval.score.derive import derive
 from memeval.spec.load import load_suite
 
 Echo = Callable[[str], None]
@@ -73,7 +74,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
             record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
         finally:
             engine.close()
-    if answerer is not None and not record["interrupted"]:  # after Ctrl-C stop now; a resume answers
+    if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
         record = _answer(record, answerer, echo)
     report = publish(record, folder, req.templates, req.json_path)
     if not req.quiet:
@@ -82,23 +83,27 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> int:
     return _outcome(record, req.suite_file, folder, echo)
 
 
-def _answer(record: dict[str, Any], answerer: Any, echo: Echo) -> dict[str, Any]:
+def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo) -> RunRecord:
+    latest = record
     try:
-        record = answer_record(record, answerer)
+        for latest in answer_steps(record, answerer):
+            pass
     except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
-        return derive({**record, "interrupted": True})
-    for line in summary_lines(record["answerer"]):
-        echo(line)
-    return record
+        return derive(replace(latest, interrupted=True))
+    latest = derive(latest)
+    if latest.answerer is not None:
+        for line in summary_lines(latest.answerer):
+            echo(line)
+    return latest
 
 
-def _outcome(record: dict[str, Any], suite_file: str, folder: str, echo: Echo) -> int:
-    if record["interrupted"]:
+def _outcome(record: RunRecord, suite_file: str, folder: str, echo: Echo) -> int:
+    if record.interrupted:
         echo(f"interrupted: resume with  memeval run {suite_file} --resume {folder}")
         return EXIT_INTERRUPTED
-    failed = [s for s in record["scenarios"] if s["status"] != "ok"]
+    failed = [s for s in record.scenarios if not s.ok]
     for scenario in failed:
-        echo(f"error: scenario {scenario['id']}: {scenario['error']}")
+        echo(f"error: scenario {scenario.id}: {scenario.error}")
     return EXIT_ENGINE if failed else 0
 
 

@@ -1,4 +1,4 @@
-"""Scoring one probe's pack (and answers) into its run.json record.
+"""Scoring one probe's pack (and answers) into its :class:`~memeval.record.ProbeResult`.
 
 Statuses: ``scored``; ``unsupported`` (the engine lacks a capability the probe needs);
 ``errored`` (the call failed; ``reason`` says why). Only scored probes carry numbers; every
@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from memeval.pack import units
+from memeval.record import Phase, ProbeResult, ProbeStatus
 from memeval.score.extractive import extract_answer
 from memeval.score.match import contains, grade, holds_all
 from memeval.spec.model import Probe
@@ -24,58 +25,56 @@ def says_unknown(answer: str | None) -> bool:
     return answer is not None and bool(_UNKNOWN.search(answer))
 
 
-def base_record(scenario: str, probe: Probe, phase: str) -> dict[str, Any]:
-    """The fields every probe record has, whatever its status."""
-    return {
-        "scenario": scenario, "phase": phase, "id": probe.id, "route": probe.route, "style": probe.style,
-        "groups": list(probe.groups), "abstain": probe.abstain, "question": probe.question,
-        "expect": list(probe.expect), "accept": [list(a) for a in probe.accept], "stale": list(probe.stale),
-        "forbid": list(probe.forbid), "match": probe.match,
-        "status": "errored", "reason": None, "hit": None, "rank": None, "rr": None, "section": None,
-        "stale_present": None, "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None,
-        "leaked": [], "invented": None, "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None,
-        "llm_tokens": None, "llm_cost_usd": None, "captured": None, "ms": None, "tokens": None, "units": None,
-        "pack": None,
+def _result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, **measured: Any) -> ProbeResult:
+    """A probe result: the probe as the spec gave it, ``status``, and what was measured (every
+    other measured field None, never 0)."""
+    fields: dict[str, Any] = {
+        "reason": None, "hit": None, "rank": None, "rr": None, "section": None, "stale_present": None,
+        "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None, "leaked": (), "invented": None,
+        "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None, "llm_tokens": None,
+        "llm_cost_usd": None, "captured": None, "ms": None, "tokens": None, "units": None, "pack": None,
     }
+    fields.update(measured)
+    return ProbeResult(scenario=scenario, phase=phase, id=probe.id, route=probe.route, style=probe.style,  # type: ignore[arg-type]
+                       groups=tuple(probe.groups), abstain=probe.abstain, question=probe.question,
+                       expect=tuple(probe.expect), accept=tuple(tuple(a) for a in probe.accept),
+                       stale=tuple(probe.stale), forbid=tuple(probe.forbid), match=probe.match,  # type: ignore[arg-type]
+                       status=status, **fields)
 
 
-def unscored(scenario: str, probe: Probe, phase: str, status: str, reason: str) -> dict[str, Any]:
-    """The record of a probe that could not be scored (``errored`` or ``unsupported``)."""
-    record = base_record(scenario, probe, phase)
-    record.update(status=status, reason=reason)
-    return record
+def unscored(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str) -> ProbeResult:
+    """The result of a probe that could not be scored (``errored`` or ``unsupported``)."""
+    return _result(scenario, probe, phase, status, reason=reason)
 
 
-def score_pack(scenario: str, probe: Probe, phase: str, markdown: str, tokens: int, ms: float,
-               derived: list[str] | None) -> dict[str, Any]:
+def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens: int, ms: float,
+               derived: list[str] | None) -> ProbeResult:
     """Score a pack against the probe. ``derived`` holds the engine's fact and belief lines after
     synthesis (None when the engine cannot be inspected or in the recall phase)."""
-    record = base_record(scenario, probe, phase)
     mode = probe.match
     found = units(markdown)
-    record.update(status="scored", ms=round(ms, 3), tokens=tokens, units=len(found), pack=markdown)
+    measured: dict[str, Any] = {"ms": round(ms, 3), "tokens": tokens, "units": len(found), "pack": markdown}
     if probe.abstain:
-        invented = [s for s in probe.forbid if contains(markdown, s, mode)]
-        record.update(invented=bool(invented), leaked=invented)
+        invented = tuple(s for s in probe.forbid if contains(markdown, s, mode))
+        measured.update(invented=bool(invented), leaked=invented)
     else:
-        record.update(_ranking(probe, found, markdown, mode))
+        measured.update(_ranking(probe, found, markdown, mode))
         if probe.forbid:
-            leaked = [s for s in probe.forbid if contains(markdown, s, mode)]
-            record.update(leak_checked=True, leak=bool(leaked), leaked=leaked)
+            leaked = tuple(s for s in probe.forbid if contains(markdown, s, mode))
+            measured.update(leak_checked=True, leak=bool(leaked), leaked=leaked)
     answer = extract_answer(markdown, probe.question)
-    record.update(answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    measured.update(answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
     if derived is not None and probe.expect:
         joined = "\n".join(derived)
-        record["captured"] = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
-    return record
+        measured["captured"] = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
+    return _result(scenario, probe, phase, "scored", **measured)
 
 
-def probe_from_record(record: dict[str, Any]) -> Probe:
-    """The parts of a Probe that grading reads, rebuilt from its run.json record."""
-    return Probe(id=record["id"], route=record["route"], agent="", tenant="", question=record["question"],
-                 style=record["style"], expect=tuple(record["expect"]), accept=tuple(tuple(a) for a in record["accept"]),
-                 stale=tuple(record["stale"]), forbid=tuple(record["forbid"]), abstain=record["abstain"],
-                 groups=tuple(record["groups"]), match=record["match"])
+def probe_from_record(result: ProbeResult) -> Probe:
+    """The parts of a Probe that grading reads, rebuilt from its recorded result."""
+    return Probe(id=result.id, route=result.route, agent="", tenant="", question=result.question, style=result.style,
+                 expect=result.expect, accept=result.accept, stale=result.stale, forbid=result.forbid,
+                 abstain=result.abstain, groups=result.groups, match=result.match)
 
 
 def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool:

@@ -32,11 +32,6 @@ class Rate:
         """``NN% (k/n)``, or ``–`` when n = 0."""
         return "–" if not self.n else f"{round(100 * self.k / self.n)}% ({self.k}/{self.n})"
 
-    def to_json(self) -> dict[str, object]:
-        """``{k, n, value, ci95}`` for run.json."""
-        ci = self.wilson()
-        return {"k": self.k, "n": self.n, "value": self.value, "ci95": list(ci) if ci else None}
-
 
 def rate(flags: list[bool | None]) -> Rate:
     """A rate over the non-null flags."""
