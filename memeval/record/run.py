@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Literal
 
 from memeval.record import codec
 from memeval.record.answerer import Answerer
@@ -13,7 +14,7 @@ from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
 from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
 
-FORMAT_VERSION = 1
+FORMAT_VERSION: Literal[1] = 1
 """The run.json format this memeval writes and reads."""
 
 
@@ -213,7 +214,7 @@ class RegradeNote:
 class RunRecord:
     """One run of a suite on one engine: run.json."""
 
-    format_version: int
+    format_version: Literal[1]
     """The run.json format (:data:`FORMAT_VERSION`)."""
     memeval_version: str
     """The memeval that wrote it."""
@@ -276,8 +277,8 @@ class RunRecord:
             raise RecordError(f"{source}: not a memeval run.json (no format_version)")
         version = data["format_version"]
         if version != FORMAT_VERSION:
-            raise RecordError(f"{source}: run.json format_version {version!r}; this memeval reads "
-                              f"{FORMAT_VERSION} only (run it again, or regrade with the memeval that wrote it)")
+            raise RecordError(f"{source}: format_version {version!r}; this memeval reads run.json format "
+                              f"{FORMAT_VERSION} only")
         try:
             return codec.from_json(cls, data)
         except RecordError as err:
