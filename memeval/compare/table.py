@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.compare import noise
+import memeval.compare.noise as noise
 from memeval.compare.groups import Side, flags_changed
 from memeval.compare.paired import flips, paired_test
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal
 
-from memeval.record import codec
+import memeval.record.codec as codec
 from memeval.record.answerer import Answerer
 from memeval.record.codec import Json, JsonObject, RecordError, keyed, omitted
 from memeval.record.probe import ProbeResult
