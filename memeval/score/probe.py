@@ -8,7 +8,7 @@ other field is null, never 0.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import replace
 
 from memeval.pack import units
 from memeval.record import Phase, ProbeResult, ProbeStatus
@@ -25,26 +25,22 @@ def says_unknown(answer: str | None) -> bool:
     return answer is not None and bool(_UNKNOWN.search(answer))
 
 
-def _result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, **measured: Any) -> ProbeResult:
-    """A probe result: the probe as the spec gave it, ``status``, and what was measured (every
-    other measured field None, never 0)."""
-    fields: dict[str, Any] = {
-        "reason": None, "hit": None, "rank": None, "rr": None, "section": None, "stale_present": None,
-        "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None, "leaked": (), "invented": None,
-        "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None, "llm_tokens": None,
-        "llm_cost_usd": None, "captured": None, "ms": None, "tokens": None, "units": None, "pack": None,
-    }
-    fields.update(measured)
+def unscored(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str) -> ProbeResult:
+    """The result of a probe that could not be scored (``errored`` or ``unsupported``)."""
+    return blank_result(scenario, probe, phase, status, reason)
+
+
+def blank_result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str | None) -> ProbeResult:
+    """A result before anything is measured: the probe as the spec gave it, ``status`` and
+    ``reason``, every measured field None (never 0)."""
     return ProbeResult(scenario=scenario, phase=phase, id=probe.id, route=probe.route, style=probe.style,  # type: ignore[arg-type]
                        groups=tuple(probe.groups), abstain=probe.abstain, question=probe.question,
                        expect=tuple(probe.expect), accept=tuple(tuple(a) for a in probe.accept),
                        stale=tuple(probe.stale), forbid=tuple(probe.forbid), match=probe.match,  # type: ignore[arg-type]
-                       status=status, **fields)
-
-
-def unscored(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str) -> ProbeResult:
-    """The result of a probe that could not be scored (``errored`` or ``unsupported``)."""
-    return _result(scenario, probe, phase, status, reason=reason)
+                       status=status, reason=reason, hit=None, rank=None, rr=None, section=None, stale_present=None,
+                       stale_first=None, fresh_first=None, leak_checked=False, leak=None, leaked=(), invented=None,
+                       answer=None, answer_ok=None, llm_answer=None, llm_ok=None, llm_tokens=None, llm_cost_usd=None,
+                       captured=None, ms=None, tokens=None, units=None, pack=None)
 
 
 def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens: int, ms: float,
@@ -53,21 +49,21 @@ def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens:
     synthesis (None when the engine cannot be inspected or in the recall phase)."""
     mode = probe.match
     found = units(markdown)
-    measured: dict[str, Any] = {"ms": round(ms, 3), "tokens": tokens, "units": len(found), "pack": markdown}
-    if probe.abstain:
-        invented = tuple(s for s in probe.forbid if contains(markdown, s, mode))
-        measured.update(invented=bool(invented), leaked=invented)
-    else:
-        measured.update(_ranking(probe, found, markdown, mode))
-        if probe.forbid:
-            leaked = tuple(s for s in probe.forbid if contains(markdown, s, mode))
-            measured.update(leak_checked=True, leak=bool(leaked), leaked=leaked)
     answer = extract_answer(markdown, probe.question)
-    measured.update(answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    result = replace(blank_result(scenario, probe, phase, "scored", None), ms=round(ms, 3), tokens=tokens, units=len(found),
+                     pack=markdown, answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    forbidden = tuple(s for s in probe.forbid if contains(markdown, s, mode))
+    if probe.abstain:
+        result = replace(result, invented=bool(forbidden), leaked=forbidden)
+    else:
+        result = _ranked(result, probe, found, markdown)
+        if probe.forbid:
+            result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
     if derived is not None and probe.expect:
         joined = "\n".join(derived)
-        measured["captured"] = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
-    return _result(scenario, probe, phase, "scored", **measured)
+        captured = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
+        result = replace(result, captured=captured)
+    return result
 
 
 def probe_from_record(result: ProbeResult) -> Probe:
@@ -88,17 +84,16 @@ def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> 
     return grade(answer, probe.expect, probe.accept, probe.stale, probe.match)
 
 
-def _ranking(probe: Probe, found: list[tuple[str, str]], markdown: str, mode: str) -> dict[str, Any]:
-    first = probe.expect[0]
-    rank = next((i for i, (_, text) in enumerate(found, 1) if contains(text, first, mode)), None)
-    out: dict[str, Any] = {
-        "hit": holds_all(markdown, probe.expect, mode),
-        "rank": rank,
-        "rr": round(1.0 / rank, 6) if rank else 0.0,
-        "section": found[rank - 1][0] if rank else None,
-    }
+def _ranked(result: ProbeResult, probe: Probe, found: list[tuple[str, str]], markdown: str) -> ProbeResult:
+    """``result`` with the ranking of the expected (and any stale) value in the pack's units."""
+    mode = probe.match
+    rank = next((i for i, (_, text) in enumerate(found, 1) if contains(text, probe.expect[0], mode)), None)
+    hit = holds_all(markdown, probe.expect, mode)
+    result = replace(result, hit=hit, rank=rank, rr=round(1.0 / rank, 6) if rank else 0.0,
+                     section=found[rank - 1][0] if rank else None)
     if probe.stale:
         stale_rank = next((i for i, (_, text) in enumerate(found, 1) if any(contains(text, s, mode) for s in probe.stale)), None)
         stale_first = stale_rank is not None and (rank is None or stale_rank < rank)
-        out.update(stale_present=stale_rank is not None, stale_first=stale_first, fresh_first=out["hit"] and not stale_first)
-    return out
+        result = replace(result, stale_present=stale_rank is not None, stale_first=stale_first,
+                         fresh_first=hit and not stale_first)
+    return result

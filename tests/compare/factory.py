@@ -9,7 +9,7 @@ from memeval.record import (Answerer, Builds, CacheInfo, Cleanup, EngineSnapshot
                             ProbeResult, RunRecord, Sampling, ScenarioResult, SuiteInfo, Synthesis, TenantDerived,
                             TimingLabel, Usage)
 from memeval.score.derive import derive
-from memeval.score.probe import unscored
+from memeval.score.probe import blank_result
 from memeval.spec.model import Probe
 
 
@@ -18,8 +18,8 @@ def probe(pid: str, hit: bool | None = True, scenario: str = "s", phase: str = "
     """A scored probe result; ``hit`` also sets rr (1 or 0) and the extractive grade."""
     spec = Probe(id=pid, route="ask", agent="a", tenant="t", question=f"{pid}?", style="lexical", expect=expect,
                  groups=groups)
-    result = unscored(scenario, spec, phase, "errored", "")  # type: ignore[arg-type]
-    return replace(result, status="scored", reason=None, hit=hit, rr=None if hit is None else float(bool(hit)),
+    result = blank_result(scenario, spec, phase, "scored", None)  # type: ignore[arg-type]
+    return replace(result, hit=hit, rr=None if hit is None else float(bool(hit)),
                    answer_ok=hit, tokens=50, ms=1.0, pack="# Memory", **fields)
 
 
