@@ -138,5 +138,4 @@ def regressions(comparison: Comparison) -> list[str]:
     """``profile: KPI`` for every ▼ in a comparison."""
     moved = comparison["moved"]
     assert isinstance(moved, dict)
-    return [f"{profile}: {m['name']}" for profile, ms in moved.items() for m in ms  # type: ignore[union-attr]
-            if m["mark"] == WORSE]  # type: ignore[index, call-overload]
+    return [f"{profile}: {m['name']}" for profile, ms in moved.items() for m in ms if m["mark"] == WORSE]

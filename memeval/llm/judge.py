@@ -60,7 +60,7 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     totals = spent(replies)
     side = from_json(ModelSide, batch.summary(), "judge")  # the client's settings and spend: its JSON edge
     summary = JudgeSummary(
-        **vars(side), calls=len(replies), tokens=totals["tokens"], cost_usd=totals["cost_usd"],  # type: ignore[arg-type]
+        **vars(side), calls=len(replies), tokens=totals["tokens"], cost_usd=totals["cost_usd"],
         accepted=Count(sum(1 for p in judged if p.judged_ok), sum(1 for p in judged if p.judged_ok is not None)),
         agreement=Agreement(sum(1 for j, g in pairs if j == g), len(pairs)),
         leniency=_leniency(planted, checks),

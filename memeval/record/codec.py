@@ -7,7 +7,8 @@ A record class's fields are its JSON keys, in declaration order. Two field marke
 - :func:`flat` — a nested record whose keys sit in the parent object (None: none of them are
   there), for keys a later stage adds together (e.g. ``llm_cached`` and ``llm_error``).
 
-A field may also name its JSON key (``key=``) when the key is a Python keyword (``from``).
+A field may also name its JSON key (``metadata={"key": …}``) when the key is a Python keyword
+(``from``).
 Decoding is strict: an unknown key, a missing key, or a value of the wrong type is a
 :class:`RecordError` naming the JSON path.
 """
@@ -19,12 +20,13 @@ import enum
 import sys
 import types
 import typing
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 from memeval.errors import UsageError
 
-Json = Union[str, int, float, bool, None, list["Json"], dict[str, "Json"]]
+Json = Union[str, int, float, bool, None, Sequence["Json"], Mapping[str, "Json"]]
 """A JSON value as :mod:`json` reads it: the type of data a record carries but does not model
 (the resolved spec, an engine's own settings)."""
 
@@ -44,11 +46,6 @@ def omitted(**kw: Any) -> Any:
 def flat(**kw: Any) -> Any:
     """A nested record (or None) whose keys are spliced into the parent object."""
     return dataclasses.field(metadata={"flat": True}, **kw)
-
-
-def keyed(key: str, **kw: Any) -> Any:
-    """A field stored under JSON key ``key``."""
-    return dataclasses.field(metadata={"key": key}, **kw)
 
 
 def to_json(value: Any) -> Json:
@@ -102,7 +99,7 @@ def json_keys(cls: type) -> list[str]:
 
 def _decode_record(cls: type[T], rest: dict[str, Json], where: str) -> T:
     values: dict[str, Any] = {}
-    for f, tp in _fields(cls):
+    for f, tp in _fields(cast(Any, cls)):
         if f.metadata.get("flat"):
             inner = _record_of(tp)
             present = [k for k in json_keys(inner) if k in rest]
@@ -166,24 +163,26 @@ def _decode_tuple(tp: Any, data: Json, where: str) -> tuple[Any, ...]:
 
 def _scalar(tp: type, data: Json, where: str) -> Any:
     # bool is an int in Python, and an int a float: check what JSON would have written.
-    ok = {bool: lambda v: isinstance(v, bool), int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-          float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-          str: lambda v: isinstance(v, str)}[tp]
-    if not ok(data):
+    checks: dict[type, Callable[[Json], bool]] = {
+        bool: lambda v: isinstance(v, bool), int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+        float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), str: lambda v: isinstance(v, str)}
+    if not checks[tp](data):
         raise RecordError(f"{where}: expected {tp.__name__}, found {_kind(data)}")
     return data
 
 
 def _kind(data: Json) -> str:
-    return "null" if data is None else {dict: "an object", list: "an array"}.get(type(data), type(data).__name__)
+    if data is None:
+        return "null"
+    return "an object" if isinstance(data, dict) else "an array" if isinstance(data, list) else type(data).__name__
 
 
 @cache
-def _fields(cls: type) -> tuple[tuple[dataclasses.Field[Any], Any], ...]:
+def _fields(cls: Any) -> tuple[tuple[dataclasses.Field[Any], Any], ...]:
     hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
     return tuple((f, hints[f.name]) for f in dataclasses.fields(cls))
 
 
 def _record_of(tp: Any) -> type:
     """The record class inside ``X | None``."""
-    return next(a for a in typing.get_args(tp) if a is not type(None)) if typing.get_origin(tp) else tp
+    return cast(type, next(a for a in typing.get_args(tp) if a is not type(None)) if typing.get_origin(tp) else tp)

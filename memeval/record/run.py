@@ -9,7 +9,7 @@ from typing import Literal
 
 import memeval.record.codec as codec
 from memeval.record.answerer import Answerer
-from memeval.record.codec import Json, JsonObject, RecordError, keyed, omitted
+from memeval.record.codec import Json, JsonObject, RecordError, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
 from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
@@ -200,7 +200,7 @@ class SweepNote:
 class RegradeNote:
     """What ``memeval regrade`` adds: the input and what was redone."""
 
-    source: str = keyed("from")
+    source: str = field(metadata={"key": "from"})
     """The run.json regraded."""
     at: str
     """When, UTC (RFC 3339, seconds)."""

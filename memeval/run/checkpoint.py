@@ -15,11 +15,11 @@ import os
 import secrets
 import time
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 from memeval.engines.base import Engine
 from memeval.errors import EngineError, Unsupported, UsageError
-from memeval.record import JsonObject, ProbeResult, RecordError, ScenarioResult, TimingLabel
+from memeval.record import ProbeResult, RecordError, ScenarioResult, TimingLabel
 from memeval.record.codec import from_json, to_json
 from memeval.run.cleanup import clear_tenant
 from memeval.run.options import RunOptions
@@ -44,7 +44,7 @@ class ScenarioEntry:
 class Journal:
     """An open checkpoint file. Use :meth:`start` for a new run and :meth:`resume` to continue one."""
 
-    def __init__(self, path: str, header: JsonObject, done: dict[str, ScenarioEntry],
+    def __init__(self, path: str, header: dict[str, Any], done: dict[str, ScenarioEntry],
                  leftovers: dict[str, dict[str, str]]):
         self.path, self.header, self.done, self.leftovers = path, header, done, leftovers
 
@@ -59,7 +59,7 @@ class Journal:
         return str(self.header.get("label") or "")
 
     @classmethod
-    def start(cls, folder: str, header: JsonObject) -> "Journal":
+    def start(cls, folder: str, header: dict[str, Any]) -> "Journal":
         """Begin a fresh journal in ``folder``, replacing any earlier one."""
         path = os.path.join(folder, FILE)
         with open(path, "w", encoding="utf-8") as fh:
@@ -67,7 +67,7 @@ class Journal:
         return cls(path, header, {}, {})
 
     @classmethod
-    def resume(cls, folder: str, header: JsonObject) -> "Journal":
+    def resume(cls, folder: str, header: dict[str, Any]) -> "Journal":
         """Reopen the journal in ``folder``: scenarios that finished ``ok`` are done; those that
         errored or never finished are run again, after their tenants are cleaned.
 
@@ -112,7 +112,7 @@ class Journal:
                     notes.append(f"{sid}: could not clean tenant {ns}: {err}")
         return notes
 
-    def _write(self, entry: JsonObject) -> None:
+    def _write(self, entry: dict[str, Any]) -> None:
         with open(self.path, "a", encoding="utf-8") as fh:
             _append(fh, entry)
 
@@ -130,13 +130,13 @@ def new_run_id() -> str:
     return f"{int(time.time())}-{secrets.token_hex(3)}"
 
 
-def _append(fh: TextIO, entry: JsonObject) -> None:
+def _append(fh: TextIO, entry: dict[str, Any]) -> None:
     fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
     fh.flush()
     os.fsync(fh.fileno())
 
 
-def _entry(line: JsonObject, path: str) -> ScenarioEntry:
+def _entry(line: dict[str, Any], path: str) -> ScenarioEntry:
     """A finished line read back. A journal written before usage moved into the scenario result
     kept it beside it: it is moved in."""
     body = {k: v for k, v in line.items() if k != "kind"}
@@ -148,7 +148,7 @@ def _entry(line: JsonObject, path: str) -> ScenarioEntry:
         raise UsageError(f"--resume: {path}: {err}; start a new run") from None
 
 
-def _read(path: str) -> list[JsonObject]:
+def _read(path: str) -> list[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as fh:
             raw = fh.read().splitlines()

@@ -80,7 +80,7 @@ def binomial_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
     tail = min(k, n - k)
-    p = sum(math.comb(n, i) for i in range(tail + 1)) / 2 ** n
+    p: float = sum(math.comb(n, i) for i in range(tail + 1)) / 2 ** n
     return min(1.0, 2 * p)
 
 

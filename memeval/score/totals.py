@@ -62,7 +62,8 @@ def latency(samples: dict[TimingLabel, tuple[float, ...]]) -> dict[TimingLabel, 
     out = {}
     for label, values in samples.items():
         vs = list(values)
-        out[label] = LatencyRow(len(vs), *(percentile(vs, q) for _, q in PERCENTILES), max(vs) if vs else None)
+        p50, p95, p99 = (percentile(vs, q) for _, q in PERCENTILES)
+        out[label] = LatencyRow(len(vs), p50, p95, p99, max(vs) if vs else None)
     return out
 
 

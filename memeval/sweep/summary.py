@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from memeval.compare import compare_records, render_comparison
+from memeval.compare.table import Comparison
 from memeval.record import JsonObject
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH
@@ -30,8 +32,9 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> 
 
 def write_summary(folder: str, summary: Summary, templates: str | None = None) -> str:
     """Write summary.json and summary.md into ``folder``; return the Markdown."""
-    cells = [_cell_row(c) for c in summary["cells"]]  # type: ignore[union-attr]
-    text = render_comparison(summary["comparison"], "summary.md.j2", templates, sweep=summary, cells=cells)
+    cells = [_cell_row(c) for c in cast(list[JsonObject], summary["cells"])]
+    comparison = cast(Comparison | None, summary["comparison"])
+    text = render_comparison(comparison, "summary.md.j2", templates, sweep=summary, cells=cells)
     write_json(os.path.join(folder, "summary.json"), summary)
     write_text(os.path.join(folder, "summary.md"), text)
     return text
