@@ -92,30 +92,6 @@ class ProbeMetric:
                    len(values))
 
 
-def _hit(p: ProbeResult) -> bool | None:
-    return p.hit
-
-
-def _rr(p: ProbeResult) -> float | None:
-    return p.rr
-
-
-def _answer_ok(p: ProbeResult) -> bool | None:
-    return p.answer_ok
-
-
-def _llm_ok(p: ProbeResult) -> bool | None:
-    return p.llm_ok
-
-
-def _captured(p: ProbeResult) -> bool | None:
-    return p.captured
-
-
-def _fresh_first(p: ProbeResult) -> bool | None:
-    return p.fresh_first
-
-
 def _leak(p: ProbeResult) -> bool | None:
     return p.leak if p.leak_checked else None
 
@@ -135,26 +111,26 @@ def _residue(p: ProbeResult) -> bool | None:
 
 BOTH: tuple[Phase, ...] = ("recall", "synthesis")
 PROBE_METRICS: tuple[ProbeMetric, ...] = (
-    ProbeMetric("accuracy", "pack hit (recall)", "rate", _hit, ("recall",), ranked=True),
-    ProbeMetric("accuracy", "pack hit", "rate", _hit, ranked=True),
-    ProbeMetric("accuracy", "MRR", "mean", _rr, ranked=True),
-    ProbeMetric("accuracy", "extractive answer", "rate", _answer_ok),
-    ProbeMetric("accuracy", "model answer", "rate", _llm_ok),
-    ProbeMetric("accuracy", "captured", "rate", _captured),
+    ProbeMetric("accuracy", "pack hit (recall)", "rate", lambda p: p.hit, ("recall",), ranked=True),
+    ProbeMetric("accuracy", "pack hit", "rate", lambda p: p.hit, ranked=True),
+    ProbeMetric("accuracy", "MRR", "mean", lambda p: p.rr, ranked=True),
+    ProbeMetric("accuracy", "extractive answer", "rate", lambda p: p.answer_ok),
+    ProbeMetric("accuracy", "model answer", "rate", lambda p: p.llm_ok),
+    ProbeMetric("accuracy", "captured", "rate", lambda p: p.captured),
     ProbeMetric("accuracy", "leaks", "count", _leak, BOTH, better=DOWN),
-    ProbeMetric("learning", "lesson in pack", "rate", _hit, feeds="learning", ranked=True),
-    ProbeMetric("learning", "lesson answered", "rate", _llm_ok, feeds="learning"),
-    ProbeMetric("learning", "lesson captured", "rate", _captured, feeds="learning"),
-    ProbeMetric("surprise", "surprise in pack", "rate", _hit, feeds="surprise", ranked=True),
-    ProbeMetric("surprise", "surprise MRR", "mean", _rr, feeds="surprise", ranked=True),
-    ProbeMetric("surprise", "surprise answered", "rate", _llm_ok, feeds="surprise"),
-    ProbeMetric("conflicts", "disagreement in pack", "rate", _hit, feeds="conflicts", ranked=True),
-    ProbeMetric("conflicts", "fresh first", "rate", _fresh_first),
-    ProbeMetric("freshness", "current value in pack", "rate", _hit, feeds="freshness", ranked=True),
-    ProbeMetric("freshness", "current value answered", "rate", _answer_ok, feeds="freshness"),
+    ProbeMetric("learning", "lesson in pack", "rate", lambda p: p.hit, feeds="learning", ranked=True),
+    ProbeMetric("learning", "lesson answered", "rate", lambda p: p.llm_ok, feeds="learning"),
+    ProbeMetric("learning", "lesson captured", "rate", lambda p: p.captured, feeds="learning"),
+    ProbeMetric("surprise", "surprise in pack", "rate", lambda p: p.hit, feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise MRR", "mean", lambda p: p.rr, feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise answered", "rate", lambda p: p.llm_ok, feeds="surprise"),
+    ProbeMetric("conflicts", "disagreement in pack", "rate", lambda p: p.hit, feeds="conflicts", ranked=True),
+    ProbeMetric("conflicts", "fresh first", "rate", lambda p: p.fresh_first),
+    ProbeMetric("freshness", "current value in pack", "rate", lambda p: p.hit, feeds="freshness", ranked=True),
+    ProbeMetric("freshness", "current value answered", "rate", lambda p: p.answer_ok, feeds="freshness"),
     ProbeMetric("leaks", "leak-free packs", "rate", _no_leak, BOTH, feeds="leaks"),
     ProbeMetric("abstention", "pack invents nothing", "rate", _invents_nothing, feeds="abstention"),
-    ProbeMetric("abstention", "model abstains", "rate", _llm_ok, feeds="abstention"),
+    ProbeMetric("abstention", "model abstains", "rate", lambda p: p.llm_ok, feeds="abstention"),
     ProbeMetric("forgetting", "residue", "rate", _residue, BOTH, feeds="forgetting", better=DOWN),
 )
 METRICS_BY_NAME = {(m.group, m.name): m for m in PROBE_METRICS}

@@ -3,8 +3,6 @@ and run records produced by real ``memeval run`` processes on tests/fixtures/min
 
 from __future__ import annotations
 
-import copy
-import json
 import os
 import subprocess
 from collections.abc import Iterator
