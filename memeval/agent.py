@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from memeval.engines.base import Answers, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
 from memeval.pack import Pack, Section, assemble, render_item
+from memeval.record import TimingLabel
 from memeval.spec.model import Policy
 
 OVERFETCH = 3
@@ -31,13 +32,17 @@ class TurnContext:
 
 @dataclass
 class Timings:
-    """Milliseconds per lifecycle call label, appended as calls happen."""
+    """Milliseconds per timing label, appended as calls happen (labels in order of first sample)."""
 
-    samples: dict[str, list[float]] = field(default_factory=dict)
+    samples: dict[TimingLabel, list[float]] = field(default_factory=dict)
 
-    def add(self, label: str, ms: float) -> None:
-        """Record one sample."""
+    def add(self, label: TimingLabel, ms: float) -> None:
+        """Record one sample (ms, rounded to 3 places)."""
         self.samples.setdefault(label, []).append(round(ms, 3))
+
+    def frozen(self) -> dict[TimingLabel, tuple[float, ...]]:
+        """The samples as the record holds them."""
+        return {label: tuple(values) for label, values in self.samples.items()}
 
 
 @dataclass(frozen=True)
@@ -75,14 +80,14 @@ class AgentMemory:
         if log:
             logged = self._log(thread, turn, "user", text, (), at).id
         pack = self._pack(text, Exclusion(thread, min(in_prompt_from, turn)))
-        self.timings.add("pre_turn (log + recall)" if log else "pre_turn (recall)", _ms(start))
+        self.timings.add(TimingLabel.PRE_TURN_LOGGED if log else TimingLabel.PRE_TURN, _ms(start))
         return TurnContext(pack, logged)
 
     def post_turn(self, thread: str, turn: int, text: str, tool_calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:
         """Log the assistant's reply with its tool calls (names and ids; results only live in the text)."""
         start = time.perf_counter()
         receipt = self._log(thread, turn, "assistant", text, tool_calls, at)
-        self.timings.add("post_turn (log)", _ms(start))
+        self.timings.add(TimingLabel.POST_TURN, _ms(start))
         return receipt
 
     def start_session(self, thread: str | None = None, focus: str | None = None) -> Pack:
@@ -93,7 +98,7 @@ class AgentMemory:
         if thread is not None:
             lead.append(self._thread_section("Earlier in this thread", thread, max(self.policy.history, 1)))
         pack = self._pack(focus, Exclusion(), lead)
-        self.timings.add("start_session", _ms(start))
+        self.timings.add(TimingLabel.START_SESSION, _ms(start))
         return pack
 
     def recall_for_compaction(self, thread: str, dropped: list[MemoryItem], focus: str | None = None) -> Pack:
@@ -107,7 +112,7 @@ class AgentMemory:
         limit = min(max(self.policy.history, len(dropped)), 24)
         lead = [self._earlier(thread, focus, limit, span)]
         pack = self._pack(focus or gist(dropped), Exclusion(thread, span[1] + 1), lead)
-        self.timings.add("recall_for_compaction", _ms(start))
+        self.timings.add(TimingLabel.COMPACTION, _ms(start))
         return pack
 
     def context_brief(self, focus: str | None = None) -> Pack:
@@ -115,7 +120,7 @@ class AgentMemory:
         start = time.perf_counter()
         front = f"---\ntenant: {self.tenant_name}\nagent: {self.agent}\nfocus: {focus or 'newest'}\n---\n"
         pack = self._pack(focus, Exclusion(), [], front)
-        self.timings.add("context brief", _ms(start))
+        self.timings.add(TimingLabel.BRIEF, _ms(start))
         return pack
 
     def _log(self, thread: str, turn: int, role: str, text: str, calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:

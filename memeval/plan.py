@@ -8,17 +8,24 @@ synthesise → probe again (phase synthesis) → forget everything written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
 from memeval.spec.model import Defaults, Scenario, Suite
 from memeval.spec.times import instant
 
 PHASES = ("recall", "synthesis")
 
 
+StepKind = Literal["write_document", "write_learning", "exchange", "settle", "forget_declared", "probe", "synthesise",
+                   "forget_all"]
+"""What a planned step does."""
+
+
 @dataclass(frozen=True)
 class Step:
     """One planned action. ``ref`` names the record it acts on; ``phase`` is set for probes."""
 
-    kind: str  # write_document | write_learning | exchange | settle | forget_declared | probe | synthesise | forget_all
+    kind: StepKind
     scenario: str
     ref: str = ""
     index: int = 0

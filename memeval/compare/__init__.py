@@ -13,18 +13,17 @@ Runs are grouped by profile (else label) and their repeats averaged
 
 from __future__ import annotations
 
-from typing import Any
-
 from memeval.compare.groups import group_runs, order_sides
-from memeval.compare.table import compare_sides, regressions
+from memeval.compare.table import Comparison, compare_sides, regressions
 from memeval.compare.view import render_comparison
 from memeval.errors import UsageError
+from memeval.record import RunRecord
 from memeval.report.files import read_run
 
 __all__ = ["compare_files", "compare_records", "regressions", "render_comparison"]
 
 
-def compare_records(records: list[dict[str, Any]], baseline: str | None = None) -> dict[str, Any]:
+def compare_records(records: list[RunRecord], baseline: str | None = None) -> Comparison:
     """Compare run records (see :mod:`memeval.compare.table` for the result).
 
     Raises:
@@ -35,7 +34,7 @@ def compare_records(records: list[dict[str, Any]], baseline: str | None = None) 
     return compare_sides(order_sides(group_runs(records), baseline))
 
 
-def compare_files(paths: list[str], baseline: str | None = None) -> dict[str, Any]:
+def compare_files(paths: list[str], baseline: str | None = None) -> Comparison:
     """Read run.json files and compare them.
 
     Raises:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from memeval.errors import UsageError
+from memeval.record import RunRecord
 from memeval.suggest import did_you_mean
 
-Record = dict[str, Any]
 BASELINE = "baseline"
 
 
@@ -18,22 +17,22 @@ class Side:
     in the order they were given."""
 
     name: str
-    runs: tuple[Record, ...]
+    runs: tuple[RunRecord, ...]
 
     @property
     def flags(self) -> dict[str, str]:
         """The flags the side ran with (those of its first run)."""
-        return dict(self.runs[0].get("flags") or {})
+        return dict(self.runs[0].flags)
 
 
-def side_name(record: Record) -> str:
+def side_name(record: RunRecord) -> str:
     """The configuration a run belongs to: its profile, falling back to its label."""
-    return str(record.get("profile") or record.get("label") or "?")
+    return record.profile or record.label or "?"
 
 
-def group_runs(records: list[Record]) -> list[Side]:
+def group_runs(records: list[RunRecord]) -> list[Side]:
     """Runs grouped by :func:`side_name`, sides in order of first appearance."""
-    by_name: dict[str, list[Record]] = {}
+    by_name: dict[str, list[RunRecord]] = {}
     for record in records:
         by_name.setdefault(side_name(record), []).append(record)
     return [Side(name, tuple(runs)) for name, runs in by_name.items()]

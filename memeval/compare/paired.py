@@ -14,13 +14,12 @@ repeats sharpen each probe's vote without being counted as extra independent pro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from memeval.compare.groups import Side
+from memeval.record import JsonObject
 from memeval.score.kpi import PROBE_METRICS, Key, ProbeMetric
 from memeval.score.stats import mcnemar_exact
 
-Record = dict[str, Any]
 FLIP_METRICS = tuple(m for m in PROBE_METRICS if m.group == "accuracy" and m.kind == "rate")
 """The outcomes the flipped-probes table lists: pack hit (both phases), answers, captured."""
 
@@ -39,7 +38,7 @@ def shares(side: Side, metric: ProbeMetric) -> dict[Key, tuple[float, int]]:
     """Per probe: (mean outcome over the side's repeats that scored it, how many did)."""
     sums: dict[Key, list[float]] = {}
     for run in side.runs:
-        for key, value in metric.outcomes(run["probes"]).items():
+        for key, value in metric.outcomes(run.probes).items():
             sums.setdefault(key, []).append(float(value))
     return {key: (sum(vs) / len(vs), len(vs)) for key, vs in sums.items()}
 
@@ -53,12 +52,12 @@ def paired_test(base: Side, other: Side, metric: ProbeMetric) -> PairedTest:
     return PairedTest(gained, lost, len(common), mcnemar_exact(gained, lost))
 
 
-def flips(base: Side, other: Side) -> list[Record]:
+def flips(base: Side, other: Side) -> list[JsonObject]:
     """Every probe outcome of :data:`FLIP_METRICS` whose share differs between the sides:
     ``{kpi, scenario, probe, phase, before, after, change}`` with the baseline's (before) and
     the profile's (after) shares as ``k/r`` (passes over repeats) and change ``gained`` or
     ``lost``; in probe order per KPI."""
-    out = []
+    out: list[JsonObject] = []
     for metric in FLIP_METRICS:
         a, b = shares(base, metric), shares(other, metric)
         for key in a:

@@ -19,14 +19,15 @@ noise), or null (the baseline, or nothing to compare).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from memeval.compare import noise
+import memeval.compare.noise as noise
 from memeval.compare.groups import Side, flags_changed
 from memeval.compare.paired import flips, paired_test
+from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
 from memeval.score.kpi import GROUPS, METRICS_BY_NAME
 
-Record = dict[str, Any]
+Comparison = JsonObject
+"""The comparison as the module docstring shows it: JSON data, what ``--json`` and summary.json hold."""
 BETTER, WORSE, CHANGED, WITHIN = "▲", "▼", "Δ", "~"
 
 
@@ -40,83 +41,101 @@ class Summary:
     spread: float
 
 
+@dataclass(frozen=True)
+class KpiMeta:
+    """What identifies a KPI across runs and how it is read: group, name, unit, better direction."""
+
+    group: KpiGroup
+    name: str
+    unit: Unit
+    better: Better | None
+
+    def to_json(self) -> JsonObject:
+        """``{group, name, unit, better}``."""
+        return {"group": self.group, "name": self.name, "unit": self.unit, "better": self.better}
+
+
 def summarise(side: Side, group: str, name: str) -> Summary:
     """The KPI (group, name) averaged over the side's runs that measured it."""
-    found = [k for run in side.runs for k in run["kpis"] if k["group"] == group and k["name"] == name]
-    measured = [k for k in found if k["value"] is not None]
-    values = tuple(float(k["value"]) for k in measured)
+    found = [k for run in side.runs for k in run.kpis if k.group == group and k.name == name]
+    values = tuple(float(k.value) for k in found if k.value is not None)
     mean = round(sum(values) / len(values), 4) if values else None
-    return Summary(mean, values, min((k["n"] for k in measured), default=0), round(noise.spread(list(values)), 4))
+    n = min((k.n for k in found if k.value is not None), default=0)
+    return Summary(mean, values, n, round(noise.spread(list(values)), 4))
 
 
-def kpi_index(sides: list[Side]) -> list[Record]:
-    """Every KPI any run reports, ``{group, name, unit, better}``, in group order then first
-    appearance."""
-    seen: dict[tuple[str, str], Record] = {}
+def kpi_index(sides: list[Side]) -> list[KpiMeta]:
+    """Every KPI any run reports, in group order then first appearance."""
+    seen: dict[tuple[str, str], KpiMeta] = {}
     for side in sides:
         for run in side.runs:
-            for k in run["kpis"]:
-                seen.setdefault((k["group"], k["name"]), {key: k[key] for key in ("group", "name", "unit", "better")})
-    rank = {g: i for i, g in enumerate(GROUPS)}
-    return sorted(seen.values(), key=lambda k: rank.get(k["group"], len(GROUPS)))
+            for k in run.kpis:
+                seen.setdefault((k.group, k.name), KpiMeta(k.group, k.name, k.unit, k.better))
+    return sorted(seen.values(), key=lambda k: GROUPS.index(k.group))
 
 
-def cell(meta: Record, base: Side, side: Side) -> Record:
+def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     """One side's cell for one KPI, judged against the baseline by the noise rule (no judgement
     for the baseline itself)."""
-    own, ref = summarise(side, meta["group"], meta["name"]), summarise(base, meta["group"], meta["name"])
-    out: Record = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
+    own, ref = summarise(side, meta.group, meta.name), summarise(base, meta.group, meta.name)
+    out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
                    "mark": None}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
     n = min(own.n, ref.n)
-    threshold = max(ref.spread, own.spread, noise.floor(meta["unit"], ref.value, n))
-    metric = METRICS_BY_NAME.get((meta["group"], meta["name"]))
+    threshold = max(ref.spread, own.spread, noise.floor(meta.unit, ref.value, n))
+    metric = METRICS_BY_NAME.get((meta.group, meta.name))
+    p = None
     if metric is not None:
         test = paired_test(base, side, metric)
-        out.update(p=round(test.p, 4), gained=test.gained, lost=test.lost)
-    moved = noise.is_move(delta, threshold, out["p"])
-    out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta["better"], delta) if moved else WITHIN)
+        p = round(test.p, 4)
+        out.update(p=p, gained=test.gained, lost=test.lost)
+    moved = noise.is_move(delta, threshold, p)
+    out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
     return out
 
 
-def _mark(better: str | None, delta: float) -> str:
+def _mark(better: Better | None, delta: float) -> str:
     if better is None:
         return CHANGED
     return BETTER if (delta > 0) == (better == "up") else WORSE
 
 
-def compare_sides(sides: list[Side]) -> Record:
+def compare_sides(sides: list[Side]) -> Comparison:
     """The comparison of every side against ``sides[0]``, the baseline (see module docstring)."""
     base = sides[0]
-    kpis = []
+    kpis: list[JsonObject] = []
     for meta in kpi_index(sides):
-        cells = [cell(meta, base, side) for side in sides]
-        kpis.append({**meta, "paired": (meta["group"], meta["name"]) in METRICS_BY_NAME, "cells": cells})
+        cells: list[Json] = [cell(meta, base, side) for side in sides]
+        kpis.append({**meta.to_json(), "paired": (meta.group, meta.name) in METRICS_BY_NAME, "cells": cells})
     return {
         "baseline": base.name,
         "alpha": noise.ALPHA,
-        "profiles": [{"name": s.name, "runs": len(s.runs), "labels": [r.get("label") for r in s.runs],
-                      "flags_changed": flags_changed(base.flags, s.flags)} for s in sides],
+        "profiles": [{"name": s.name, "runs": len(s.runs), "labels": [r.label for r in s.runs],
+                      "flags_changed": list(flags_changed(base.flags, s.flags))} for s in sides],
         "kpis": kpis,
         "moved": {s.name: _moved(kpis, i) for i, s in enumerate(sides) if i},
         "flips": {s.name: flips(base, s) for s in sides[1:]},
     }
 
 
-def _moved(kpis: list[Record], index: int) -> list[Record]:
-    out = []
+def _moved(kpis: list[JsonObject], index: int) -> list[Json]:
+    out: list[Json] = []
     for k in kpis:
-        c = k["cells"][index]
+        cells = k["cells"]
+        assert isinstance(cells, list)
+        c, first = cells[index], cells[0]
+        assert isinstance(c, dict) and isinstance(first, dict)
         if c["mark"] in (BETTER, WORSE, CHANGED):
-            out.append({"group": k["group"], "name": k["name"], "baseline": k["cells"][0]["value"], "value": c["value"],
+            out.append({"group": k["group"], "name": k["name"], "baseline": first["value"], "value": c["value"],
                         "delta": c["delta"], "p": c["p"], "mark": c["mark"]})
     return out
 
 
-def regressions(comparison: Record) -> list[str]:
+def regressions(comparison: Comparison) -> list[str]:
     """``profile: KPI`` for every ▼ in a comparison."""
-    return [f"{profile}: {m['name']}" for profile, moved in comparison["moved"].items() for m in moved
-            if m["mark"] == WORSE]
+    moved = comparison["moved"]
+    assert isinstance(moved, dict)
+    return [f"{profile}: {m['name']}" for profile, ms in moved.items() for m in ms if m["mark"] == WORSE]

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from memeval.compare.table import Comparison
+from memeval.record import Unit
 from memeval.report.render import environment
 from memeval.report.view import DASH, fmt_kpi
 
-Record = dict[str, Any]
+Cells = Any
+"""The comparison read back as the JSON it is (:data:`Comparison`): the template edge."""
 
 
-def fmt_delta(delta: float, baseline: float, unit: str) -> str:
+def fmt_delta(delta: float, baseline: float, unit: Unit) -> str:
     """Δ in the unit the comparison reads it in (see module docstring)."""
     if unit in ("pct", "points"):
         return f"{delta:+.1f} pp"
@@ -24,7 +27,7 @@ def fmt_delta(delta: float, baseline: float, unit: str) -> str:
     if baseline:
         return f"{100 * delta / abs(baseline):+.0f}%"
     sign = "+" if delta >= 0 else "-"
-    return f"{sign}{fmt_kpi({'value': abs(delta), 'unit': unit})}"
+    return f"{sign}{fmt_kpi(abs(delta), unit)}"
 
 
 def fmt_p(p: float | None) -> str:
@@ -34,50 +37,51 @@ def fmt_p(p: float | None) -> str:
     return "p<0.001" if p < 0.001 else f"p={p:.3f}"
 
 
-def fmt_cell(cell: Record, baseline: float | None, unit: str) -> str:
+def fmt_cell(cell: Cells, baseline: float | None, unit: Unit) -> str:
     """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side."""
-    value = fmt_kpi({"value": cell["value"], "unit": unit})
+    value = fmt_kpi(cell["value"], unit)
     if cell["mark"] is None or baseline is None:
         return value
     p = fmt_p(cell["p"])
     return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''})"
 
 
-def build_view(comparison: Record | None) -> Record:
+def build_view(comparison: Comparison | None) -> dict[str, object]:
     """Everything compare.md.j2 shows, formatted; for None (a sweep where no cell completed) a
     view with ``c`` null and nothing to show."""
     if comparison is None:
         return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
-    names = [p["name"] for p in comparison["profiles"]]
-    shown = [k for k in comparison["kpis"] if any(c["value"] is not None for c in k["cells"])]
-    groups: dict[str, list[Record]] = {}
+    data: Cells = comparison
+    names = [p["name"] for p in data["profiles"]]
+    shown = [k for k in data["kpis"] if any(c["value"] is not None for c in k["cells"])]
+    groups: dict[str, list[Cells]] = {}
     for k in shown:
         groups.setdefault(k["group"], []).append(k)
     tables = [{"group": group, "columns": [k["name"] for k in ks],
                "rows": [{"profile": name, "cells": [fmt_cell(k["cells"][i], k["cells"][0]["value"], k["unit"]) for k in ks]}
                         for i, name in enumerate(names)]} for group, ks in groups.items()]
-    units = {(k["group"], k["name"]): k["unit"] for k in comparison["kpis"]}
+    units = {(k["group"], k["name"]): k["unit"] for k in data["kpis"]}
     moved = [{"profile": name, "lines": [_moved_line(m, units[(m["group"], m["name"])]) for m in ms]}
-             for name, ms in comparison["moved"].items()]
+             for name, ms in data["moved"].items()]
     return {
         "c": comparison,
         "profiles": [{"name": p["name"] + (" (baseline)" if i == 0 and p["name"] != "baseline" else ""), "runs": p["runs"],
                       "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH}
-                     for i, p in enumerate(comparison["profiles"])],
+                     for i, p in enumerate(data["profiles"])],
         "tables": tables,
         "moved": moved,
-        "flips": [{"profile": name, **f} for name, fs in comparison["flips"].items() for f in fs],
+        "flips": [{"profile": name, **f} for name, fs in data["flips"].items() for f in fs],
     }
 
 
-def _moved_line(m: Record, unit: str) -> str:
+def _moved_line(m: Cells, unit: Unit) -> str:
     p = fmt_p(m["p"])
-    before, after = fmt_kpi({"value": m["baseline"], "unit": unit}), fmt_kpi({"value": m["value"], "unit": unit})
+    before, after = fmt_kpi(m["baseline"], unit), fmt_kpi(m["value"], unit)
     return (f"{m['mark']} {m['group']} / {m['name']}: {before} → {after} "
             f"({fmt_delta(m['delta'], m['baseline'], unit)}{', ' + p if p else ''})")
 
 
-def render_comparison(comparison: Record | None, template: str = "compare.md.j2", templates: str | None = None,
+def render_comparison(comparison: Comparison | None, template: str = "compare.md.j2", templates: str | None = None,
                       **extra: Any) -> str:
     """Render a comparison (see :func:`build_view` for None) with ``template``; ``extra`` values
     are passed to the template too."""

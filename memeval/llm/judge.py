@@ -12,62 +12,69 @@ probe, its first forbidden string and the most similar other expected answer. A 
 is kept only if the substring grader also calls it wrong. The judge must reject them all; the
 record keeps how many it rejected out of how many it gave a verdict on, and which it accepted.
 
-Then every model answer is judged: ``llm_judge_ok`` per probe (null when not answered or no
-verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n}``.
+Then every model answer is judged: ``llm_judge_ok`` per probe, every probe of the run (null when
+not answered or no verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n}``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import replace
 
 from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.settings import CacheSettings, ModelSettings
+from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency, ModelSide, Planted, ProbeResult,
+                            RunRecord)
+from memeval.record.codec import from_json
 from memeval.score.probe import grade_answer, probe_from_record
 
 LENIENCY_MAX = 40
 _WORD = re.compile(r"[a-z0-9]+")
-Planted = tuple[dict[str, Any], str, str]
+Plant = tuple[ProbeResult, str, str]
 
 
-def judge_record(record: dict[str, Any], settings: ModelSettings, cache: CacheSettings) -> dict[str, Any]:
-    """Run the leniency check, then judge every model answer of ``record`` (setting
-    ``llm_judge_ok`` in place); returns the ``answerer.judge`` summary. Never raises for a
-    refusing endpoint: ``stopped`` says why and the rest stays null."""
-    planted = planted_answers(record["probes"])
-    answered = [p for p in record["probes"] if p["status"] == "scored" and p.get("llm_answer") is not None]
+def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSettings) -> RunRecord:
+    """``record`` after the leniency check and a verdict on every model answer: each probe gets
+    its ``llm_judge_ok`` and the answerer its ``judge`` summary. Never raises for a refusing
+    endpoint: ``stopped`` says why and the rest stays null.
+
+    Raises:
+        ValueError: the record has no answerer (there is nothing to judge).
+    """
+    if record.answerer is None:
+        raise ValueError("judge_record: the run has no model answers")
+    planted = planted_answers(record.probes)
+    answered = [p for p in record.probes if p.scored and p.llm_answer is not None]
     batch = Batch(settings, cache)
     try:
         checks = batch.run([job(probe, answer) for probe, _, answer in planted])
-        results = batch.run([job(p, p["llm_answer"]) for p in answered])
+        results = batch.run([job(p, p.llm_answer or "") for p in answered])
     finally:
         batch.close()
-    for probe in record["probes"]:
-        probe["llm_judge_ok"] = None
-    for probe, result in zip(answered, results):
-        probe["llm_judge_ok"] = verdict(result)
-    pairs = [(p["llm_judge_ok"], p["llm_ok"]) for p in answered if p["llm_judge_ok"] is not None and p["llm_ok"] is not None]
+    verdicts = {p.key: verdict(result) for p, result in zip(answered, results)}
+    probes = tuple(replace(p, judge=JudgeMark(verdicts.get(p.key))) for p in record.probes)
+    judged = [p for p in probes if p.scored and p.llm_answer is not None]
+    pairs = [(p.judged_ok, p.llm_ok) for p in judged if p.judged_ok is not None and p.llm_ok is not None]
     replies = [r for r in checks + results if isinstance(r, Reply)]
     totals = spent(replies)
-    return {
-        **batch.summary(),
-        "calls": len(replies), "tokens": totals["tokens"], "cost_usd": totals["cost_usd"],
-        "accepted": {"k": sum(1 for p in answered if p["llm_judge_ok"]),
-                     "n": sum(1 for p in answered if p["llm_judge_ok"] is not None)},
-        "agreement": {"agree": sum(1 for j, g in pairs if j == g), "n": len(pairs)},
-        "leniency": _leniency(planted, checks),
-        "stopped": f"judge stopped: {batch.stopped}" if batch.stopped else None,
-    }
+    side = from_json(ModelSide, batch.summary(), "judge")  # the client's settings and spend: its JSON edge
+    summary = JudgeSummary(
+        **vars(side), calls=len(replies), tokens=totals["tokens"], cost_usd=totals["cost_usd"],
+        accepted=Count(sum(1 for p in judged if p.judged_ok), sum(1 for p in judged if p.judged_ok is not None)),
+        agreement=Agreement(sum(1 for j, g in pairs if j == g), len(pairs)),
+        leniency=_leniency(planted, checks),
+        stopped=f"judge stopped: {batch.stopped}" if batch.stopped else None)
+    return replace(record, probes=probes, answerer=replace(record.answerer, judge=summary))
 
 
-def job(probe: dict[str, Any], candidate: str) -> dict[str, str]:
+def job(probe: ProbeResult, candidate: str) -> dict[str, str]:
     """The judge template's variables for one candidate answer to ``probe``."""
-    alternatives = ["; ".join(a) for a in probe["accept"]]
-    first = alternatives.pop(0) if alternatives and not probe["expect"] else ""
-    reference = "unknown" if probe["abstain"] else "; ".join(probe["expect"]) or first
-    return {"question": probe["question"], "reference": reference, "alternatives": "\n".join(alternatives),
-            "stale": "; ".join(probe["stale"]), "candidate": candidate}
+    alternatives = ["; ".join(a) for a in probe.accept]
+    first = alternatives.pop(0) if alternatives and not probe.expect else ""
+    reference = "unknown" if probe.abstain else "; ".join(probe.expect) or first
+    return {"question": probe.question, "reference": reference, "alternatives": "\n".join(alternatives),
+            "stale": "; ".join(probe.stale), "candidate": candidate}
 
 
 def verdict(result: Reply | str | None) -> bool | None:
@@ -78,12 +85,12 @@ def verdict(result: Reply | str | None) -> bool | None:
     return {"yes": True, "no": False}.get(words[0]) if words else None
 
 
-def planted_answers(probes: list[dict[str, Any]]) -> list[Planted]:
+def planted_answers(probes: tuple[ProbeResult, ...]) -> list[Plant]:
     """The leniency check's (probe, kind, wrong answer) triples; see the module docstring."""
-    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    seen: dict[tuple[str, str], ProbeResult] = {}
     for p in probes:
-        if p["status"] == "scored" and (p["expect"] or p["accept"] or p["abstain"]):
-            seen.setdefault((p["scenario"], p["id"]), p)
+        if p.scored and (p.expect or p.accept or p.abstain):
+            seen.setdefault((p.scenario, p.id), p)
     unique = list(seen.values())
     out = []
     for i, probe in enumerate(unique):
@@ -91,23 +98,23 @@ def planted_answers(probes: list[dict[str, Any]]) -> list[Planted]:
     return out[:LENIENCY_MAX]
 
 
-def _plants(probe: dict[str, Any], others: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+def _plants(probe: ProbeResult, others: list[ProbeResult]) -> Iterator[tuple[str, str]]:
     """(kind, answer) for each answer planted for ``probe``: only those the grader calls wrong."""
     spec = probe_from_record(probe)
-    if probe["abstain"]:
-        fixed = [("invented", probe["forbid"][0])] if probe["forbid"] else []
+    if probe.abstain:
+        fixed = [("invented", probe.forbid[0])] if probe.forbid else []
     else:
-        fixed = ([("stale", probe["stale"][0])] if probe["stale"] else []) + [("unknown", "unknown")]
+        fixed = ([("stale", probe.stale[0])] if probe.stale else []) + [("unknown", "unknown")]
     yield from ((kind, answer) for kind, answer in fixed if not grade_answer(spec, answer))
     other = next((answer for answer in _topical(probe, others) if not grade_answer(spec, answer)), None)
     if other is not None:
         yield "other probe's answer", other
 
 
-def _topical(probe: dict[str, Any], others: list[dict[str, Any]]) -> list[str]:
+def _topical(probe: ProbeResult, others: list[ProbeResult]) -> list[str]:
     """Other probes' expected answers, most words shared with ``probe`` first (stable)."""
-    words = _words(" ".join([probe["question"], *probe["expect"]]))
-    answers = ["; ".join(o["expect"]) for o in others if o["expect"] and not o["abstain"]]
+    words = _words(" ".join([probe.question, *probe.expect]))
+    answers = ["; ".join(o.expect) for o in others if o.expect and not o.abstain]
     return sorted(answers, key=lambda a: -len(words & _words(a)))
 
 
@@ -115,8 +122,8 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _leniency(planted: list[Planted], checks: list[Reply | str | None]) -> dict[str, Any]:
+def _leniency(planted: list[Plant], checks: list[Reply | str | None]) -> Leniency:
     verdicts = [(p, verdict(r)) for p, r in zip(planted, checks)]
     judged = [(p, v) for p, v in verdicts if v is not None]
-    accepted = [{"scenario": p[0]["scenario"], "id": p[0]["id"], "kind": p[1], "answer": p[2]} for p, v in judged if v]
-    return {"rejected": len(judged) - len(accepted), "n": len(judged), "planted": len(planted), "accepted": accepted}
+    accepted = tuple(Planted(p[0].scenario, p[0].id, p[1], p[2]) for p, v in judged if v)
+    return Leniency(rejected=len(judged) - len(accepted), n=len(judged), planted=len(planted), accepted=accepted)

@@ -3,24 +3,24 @@
 Without ``llm`` or ``judge`` the stored extractive and model answers are re-graded with the
 current grader; ``llm`` has a model answer every probe again, ``judge`` has an LLM judge grade
 the model answers. run.json, run.md and run.html go to ``out`` (default ``regrade/`` beside the
-input); the input is never overwritten. The record notes its source in ``record["regrade"]``.
+input); the input is never overwritten. The new record notes its source in ``regrade``.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
 
 from memeval.errors import UsageError
 from memeval.llm.answer import answer_record, summary_lines
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings, resolve
+from memeval.record import ProbeResult, RegradeNote, RunRecord
 from memeval.report.files import read_run
 from memeval.report.publish import publish
-from memeval.run.suite import derive
+from memeval.score.derive import derive
 from memeval.score.probe import grade_answer, probe_from_record
 
 Echo = Callable[[str], None]
@@ -55,12 +55,12 @@ def run_regrade(req: RegradeRequest, echo: Echo, show: Echo) -> int:
         raise UsageError(f"--out {folder}: would overwrite the input {req.run_json}; choose another folder")
     settings = None
     if req.llm or req.judge:
-        suite = record["suite"]
-        settings = resolve(suite["resolved"].get("llm", {}), os.environ, base_dir=os.path.dirname(suite["source"]),
+        llm = record.suite.resolved.get("llm", {})
+        settings = resolve(llm if isinstance(llm, dict) else {}, os.environ, base_dir=os.path.dirname(record.suite.source),
                            judge=req.judge, cache=req.cache, salt=req.cache_salt)
     record = regrade(record, settings, answer=req.llm, source=req.run_json)
-    if settings is not None:
-        for line in summary_lines(record["answerer"]):
+    if settings is not None and record.answerer is not None:
+        for line in summary_lines(record.answerer):
             echo(line)
     report = publish(record, folder, req.templates)
     if not req.quiet:
@@ -69,21 +69,23 @@ def run_regrade(req: RegradeRequest, echo: Echo, show: Echo) -> int:
     return 0
 
 
-def regrade_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Re-grade the stored extractive and model answers with the current grader (no model
-    call); returns the re-derived record."""
-    for probe in record["probes"]:
-        if probe["status"] != "scored":
-            continue
-        spec = probe_from_record(probe)
-        probe["answer_ok"] = grade_answer(spec, probe["answer"], extractive=True)
-        probe["llm_ok"] = None if probe["llm_answer"] is None else grade_answer(spec, probe["llm_answer"])
-    return derive(record)
+def regrade_record(record: RunRecord) -> RunRecord:
+    """``record`` with its stored extractive and model answers graded again by the current
+    grader (no model call), re-derived."""
+    return derive(replace(record, probes=tuple(_regraded(p) for p in record.probes)))
 
 
-def regrade(record: dict[str, Any], settings: LlmSettings | None, *, answer: bool, source: str) -> dict[str, Any]:
+def _regraded(probe: ProbeResult) -> ProbeResult:
+    if not probe.scored:
+        return probe
+    spec = probe_from_record(probe)
+    return replace(probe, answer_ok=grade_answer(spec, probe.answer, extractive=True),
+                   llm_ok=None if probe.llm_answer is None else grade_answer(spec, probe.llm_answer))
+
+
+def regrade(record: RunRecord, settings: LlmSettings | None, *, answer: bool, source: str) -> RunRecord:
     """Re-answer every probe (``answer``, with ``settings``), else re-grade the stored answers
-    and, when ``settings`` carry a judge, judge them. Notes the input in ``record["regrade"]``.
+    and, when ``settings`` carry a judge, judge them. The new record notes the input in ``regrade``.
 
     Raises:
         UsageError: judging a run that has no model answers.
@@ -93,10 +95,9 @@ def regrade(record: dict[str, Any], settings: LlmSettings | None, *, answer: boo
     else:
         record = regrade_record(record)
         if settings is not None and settings.judge is not None:
-            if not record.get("answerer"):
+            if record.answerer is None:
                 raise UsageError(f"{source}: --judge grades model answers and this run has none; add --llm")
-            record["answerer"]["judge"] = judge_record(record, settings.judge, settings.cache)
+            record = judge_record(record, settings.judge, settings.cache)
     judged = settings is not None and settings.judge is not None
-    record["regrade"] = {"from": source, "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         "answered": answer, "judged": judged}
-    return record
+    note = RegradeNote(source, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), answer, judged)
+    return replace(record, regrade=note)

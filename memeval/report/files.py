@@ -9,6 +9,7 @@ import tempfile
 from typing import Any
 
 from memeval.errors import UsageError
+from memeval.record import RunRecord
 
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -40,8 +41,13 @@ def write_json(path: str, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def read_run(path: str) -> dict[str, Any]:
-    """Read a run.json. Raises UsageError naming the file when it is not a run record."""
+def read_run(path: str) -> RunRecord:
+    """Read a run.json.
+
+    Raises:
+        UsageError: the file cannot be read or is not JSON; RecordError (a UsageError): it is not
+            a run record this memeval reads (the message names the file and what is wrong).
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -49,6 +55,4 @@ def read_run(path: str) -> dict[str, Any]:
         raise UsageError(f"{path}: cannot read: {err.strerror or err}") from None
     except ValueError as err:
         raise UsageError(f"{path}: not JSON ({err})") from None
-    if not isinstance(data, dict) or "format_version" not in data:
-        raise UsageError(f"{path}: not a memeval run.json (no format_version)")
-    return data
+    return RunRecord.from_json(data, path)

@@ -4,11 +4,11 @@ since pack text is untrusted input). ``templates`` may point at a user's own fol
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from memeval.record import RunRecord
 from memeval.report.view import build_view
 
 
@@ -28,7 +28,7 @@ def environment(templates: str | None = None) -> jinja2.Environment:
     )
 
 
-def render(record: dict[str, Any], template: str, templates: str | None = None) -> str:
+def render(record: RunRecord, template: str, templates: str | None = None) -> str:
     """Render ``template`` (e.g. ``run.md.j2``) for a run record. Markdown output has its runs of
     blank lines (left by optional sections) folded to one."""
     text = environment(templates).get_template(template).render(**build_view(record))

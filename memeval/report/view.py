@@ -5,16 +5,17 @@ Formats: a rate is ``NN% (k/n)``, or ``–`` when n = 0; a missing value is ``�
 
 from __future__ import annotations
 
-from typing import Any
-
+from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.score.stats import Rate
 
 DASH = "–"
+Row = dict[str, str]
+"""One table row of the template context: every value already a string."""
 
 
-def fmt_rate(r: dict[str, Any] | None) -> str:
-    """``NN% (k/n)`` from a ``{k, n}`` rate, ``–`` for n = 0 (see :meth:`Rate.text`)."""
-    return Rate(r["k"], r["n"]).text() if r else DASH
+def fmt_rate(r: RateValue | Count | None) -> str:
+    """``NN% (k/n)`` from a k-of-n value, ``–`` for n = 0 (see :meth:`Rate.text`)."""
+    return Rate(r.k, r.n).text() if r else DASH
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
@@ -22,9 +23,8 @@ def fmt_num(value: float | None, digits: int = 2) -> str:
     return DASH if value is None else f"{value:.{digits}f}"
 
 
-def fmt_kpi(k: dict[str, Any]) -> str:
+def fmt_kpi(v: float | None, unit: Unit) -> str:
     """A KPI value in its unit."""
-    v, unit = k["value"], k["unit"]
     if v is None:
         return DASH
     if unit == "pct":
@@ -40,102 +40,99 @@ def fmt_kpi(k: dict[str, Any]) -> str:
     return f"{v:g}"
 
 
-def fmt_ci(k: dict[str, Any]) -> str:
+def fmt_ci(k: Kpi) -> str:
     """The KPI's 95% interval in its unit, ``–`` when it has none."""
-    ci = k.get("ci95")
-    if not ci:
+    if not k.ci95:
         return DASH
-    lo, hi = ({**k, "value": ci[0]}, {**k, "value": ci[1]})
-    return f"{fmt_kpi(lo)} – {fmt_kpi(hi)}"
+    return f"{fmt_kpi(k.ci95[0], k.unit)} – {fmt_kpi(k.ci95[1], k.unit)}"
 
 
-def accuracy_row(name: str, phase: str, t: dict[str, Any]) -> dict[str, str]:
+def accuracy_row(name: str, phase: str, t: Totals) -> Row:
     """One row of the accuracy table."""
-    return {"name": name, "phase": phase, "hit": fmt_rate(t["pack_hit"]), "extractive": fmt_rate(t["extractive"]),
-            "model": fmt_rate(t["model"]), "captured": fmt_rate(t["captured"]),
-            "mrr": fmt_num(t["mrr"]["value"]) + (f" (n={t['mrr']['n']})" if t["mrr"]["n"] else ""),
-            "fresh": fmt_rate(t["fresh_first"]), "leaks": fmt_rate(t["leaks"]), "abstained": fmt_rate(t["abstained"]),
-            "unscored": str(t["errored"] + t["unsupported"])}
+    return {"name": name, "phase": phase, "hit": fmt_rate(t.pack_hit), "extractive": fmt_rate(t.extractive),
+            "model": fmt_rate(t.model), "captured": fmt_rate(t.captured),
+            "mrr": fmt_num(t.mrr.value) + (f" (n={t.mrr.n})" if t.mrr.n else ""),
+            "fresh": fmt_rate(t.fresh_first), "leaks": fmt_rate(t.leaks), "abstained": fmt_rate(t.abstained),
+            "unscored": str(t.errored + t.unsupported)}
 
 
-def build_view(record: dict[str, Any]) -> dict[str, Any]:
-    """Everything the run templates show, formatted."""
-    totals = record["totals"]
+def build_view(record: RunRecord) -> dict[str, object]:
+    """Everything the run templates show, formatted (``r`` is the typed record itself)."""
     accuracy, styles = [], []
-    for phase, body in totals.items():
-        for sid, t in body["scenarios"].items():
+    for phase, body in record.totals.items():
+        for sid, t in body.scenarios.items():
             accuracy.append(accuracy_row(sid, phase, t))
-        accuracy.append(accuracy_row("**all**", phase, body["all"]))
-        for style, t in body["styles"].items():
-            styles.append({**accuracy_row(style, phase, t), "n": str(t["scored"])})
-    latency = [{"label": label, "n": row["n"], **{q: fmt_num(row[q]) for q in ("p50", "p95", "p99", "max")}}
-               for label, row in record["latency"].items()]
-    kpis = [{"group": k["group"], "name": k["name"], "value": fmt_kpi(k), "n": k["n"], "ci": fmt_ci(k),
-             "better": {"up": "↑", "down": "↓"}.get(k["better"] or "", "")} for k in record["kpis"]]
+        accuracy.append(accuracy_row("**all**", phase, body.all))
+        for style, t in body.styles.items():
+            styles.append({**accuracy_row(style, phase, t), "n": str(t.scored)})
+    latency = [{"label": str(label), "n": row.n, "p50": fmt_num(row.p50), "p95": fmt_num(row.p95),
+                "p99": fmt_num(row.p99), "max": fmt_num(row.max)} for label, row in record.latency.items()]
+    kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi(k.value, k.unit), "n": k.n, "ci": fmt_ci(k),
+             "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
         "r": record, "accuracy": accuracy, "styles": styles, "latency": latency, "kpis": kpis,
-        "misses": [_miss(p) for p in record["probes"] if _is_miss(p)],
-        "unscored": [p for p in record["probes"] if p["status"] != "scored"],
-        "sha": record["suite"]["sha256"][:12],
-        "answerer": answerer_rows(record.get("answerer")),
+        "misses": [_miss(p) for p in record.probes if _is_miss(p)],
+        "unscored": [p for p in record.probes if not p.scored],
+        "sha": record.suite.sha256[:12],
+        "answerer": answerer_rows(record.answerer),
     }
 
 
-def _is_miss(p: dict[str, Any]) -> bool:
-    if p["status"] != "scored":
+def _is_miss(p: ProbeResult) -> bool:
+    if not p.scored:
         return False
-    return bool(p["invented"]) if p["abstain"] else not p["hit"] or p["answer_ok"] is False or p["llm_ok"] is False
+    return bool(p.invented) if p.abstain else not p.hit or p.answer_ok is False or p.llm_ok is False
 
 
-def _miss(p: dict[str, Any]) -> dict[str, str]:
-    answer = (p["answer"] or DASH).replace("|", "\\|")
-    what = "invented" if p["abstain"] else ("pack" if not p["hit"] else "answer")
-    return {"scenario": p["scenario"], "phase": p["phase"], "id": p["id"], "style": p["style"], "what": what,
-            "rank": str(p["rank"]) if p["rank"] else DASH, "answer": answer[:90] + ("…" if len(answer) > 90 else ""),
-            "model": (p["llm_answer"] or DASH).replace("|", "\\|")[:90]}
+def _miss(p: ProbeResult) -> Row:
+    answer = (p.answer or DASH).replace("|", "\\|")
+    what = "invented" if p.abstain else ("pack" if not p.hit else "answer")
+    return {"scenario": p.scenario, "phase": p.phase, "id": p.id, "style": p.style, "what": what,
+            "rank": str(p.rank) if p.rank else DASH, "answer": answer[:90] + ("…" if len(answer) > 90 else ""),
+            "model": (p.llm_answer or DASH).replace("|", "\\|")[:90]}
 
 
 def _usd(value: float | None) -> str:
     return DASH if value is None else f"${value:.4f}"
 
 
-def _model_rows(a: dict[str, Any], role: str) -> list[tuple[str, str]]:
-    prompt, sampling = a["prompt"], a["sampling"]
-    return [(role, f"`{a['model']}` at {a['endpoint']}"),
-            (f"{role} prompt", f"`{prompt['name']}` (sha256 `{prompt['sha256'][:12]}`), temperature "
-                               f"{sampling['temperature']:g}, max_tokens {sampling['max_tokens']}")]
+def _model_rows(a: ModelSide, role: str) -> list[tuple[str, str]]:
+    prompt, sampling = a.prompt, a.sampling
+    return [(role, f"`{a.model}` at {a.endpoint}"),
+            (f"{role} prompt", f"`{prompt.name}` (sha256 `{prompt.sha256[:12]}`), temperature "
+                               f"{sampling.temperature:g}, max_tokens {sampling.max_tokens}")]
 
 
-def answerer_rows(a: dict[str, Any] | None) -> list[tuple[str, str]]:
+def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
     """(label, value) rows describing the model answerer and its judge; empty without ``--llm``."""
     if not a:
         return []
-    spent, cache = a["incurred"], a["cache"]
+    spent, cache = a.incurred, a.cache
     rows = _model_rows(a, "Model") + [
-        ("Answered", f"{a['answered']} of {a['probes']} probes ({a['failed']} failed, {a['not_answered']} not answered)"),
-        ("Tokens of the answers", f"{fmt_num(a['tokens'], 0)} ({fmt_num(a['prompt_tokens'], 0)} prompt + "
-                                  f"{fmt_num(a['completion_tokens'], 0)} completion)"),
-        ("Cost of the answers", _usd(a["cost_usd"])),
-        ("Spent by this run", f"{spent['calls']} calls, {spent['requests']} requests, {spent['retries']} retries, "
-                              f"{fmt_num(spent['tokens'], 0)} tokens, {_usd(spent['cost_usd'])}"),
-        ("Cache", f"{cache['hits']} hits, {cache['misses']} misses" + (f", salt `{cache['salt']}`" if cache["salt"] else "")
-         if cache["enabled"] else "off"),
+        ("Answered", f"{a.answered} of {a.probes} probes ({a.failed} failed, {a.not_answered} not answered)"),
+        ("Tokens of the answers", f"{fmt_num(a.tokens, 0)} ({fmt_num(a.prompt_tokens, 0)} prompt + "
+                                  f"{fmt_num(a.completion_tokens, 0)} completion)"),
+        ("Cost of the answers", _usd(a.cost_usd)),
+        ("Spent by this run", f"{spent.calls} calls, {spent.requests} requests, {spent.retries} retries, "
+                              f"{fmt_num(spent.tokens, 0)} tokens, {_usd(spent.cost_usd)}"),
+        ("Cache", f"{cache.hits} hits, {cache.misses} misses" + (f", salt `{cache.salt}`" if cache.salt else "")
+         if cache.enabled else "off"),
     ]
-    if a["stopped"]:
-        rows.append(("Stopped", a["stopped"]))
-    judge = a.get("judge")
+    if a.stopped:
+        rows.append(("Stopped", a.stopped))
+    judge = a.judge
     if judge:
-        lenient = judge["leniency"]
-        wrongly = "; ".join(f"{x['id']}: \"{x['answer']}\" ({x['kind']})" for x in lenient["accepted"])
+        lenient = judge.leniency
+        wrongly = "; ".join(f"{x.id}: \"{x.answer}\" ({x.kind})" for x in lenient.accepted)
         rows += _model_rows(judge, "Judge") + [
-            ("Judge accepts", fmt_rate(judge["accepted"])),
-            ("Judge agrees with the grader", fmt_rate({"k": judge["agreement"]["agree"], "n": judge["agreement"]["n"]})),
+            ("Judge accepts", fmt_rate(judge.accepted)),
+            ("Judge agrees with the grader", fmt_rate(Count(judge.agreement.agree, judge.agreement.n))),
             ("Leniency check (planted wrong answers)",
-             f"rejected {fmt_rate({'k': lenient['rejected'], 'n': lenient['n']})}, false acceptance "
-             f"{fmt_rate({'k': lenient['n'] - lenient['rejected'], 'n': lenient['n']})}"
+             f"rejected {fmt_rate(Count(lenient.rejected, lenient.n))}, false acceptance "
+             f"{fmt_rate(Count(lenient.n - lenient.rejected, lenient.n))}"
              + (f"; accepted {wrongly}" if wrongly else "")),
-            ("Judge cost", f"{judge['calls']} calls, {fmt_num(judge['tokens'], 0)} tokens, {_usd(judge['cost_usd'])}"),
+            ("Judge cost", f"{judge.calls} calls, {fmt_num(judge.tokens, 0)} tokens, {_usd(judge.cost_usd)}"),
         ]
-        if judge["stopped"]:
-            rows.append(("Judge stopped", judge["stopped"]))
+        if judge.stopped:
+            rows.append(("Judge stopped", judge.stopped))
     return [(label, value.replace("|", "\\|")) for label, value in rows]

@@ -3,7 +3,7 @@ most the scenario it was in and can be resumed.
 
 ``<out>/checkpoint.jsonl`` holds one JSON object per line: a header (suite hash, engine, the
 scenarios asked for, label, run id), then ``started`` (a scenario began, with its engine tenants)
-and ``finished`` (its complete record, probes, timings and usage) lines. Each line is flushed and
+and ``finished`` (a :class:`ScenarioEntry`: its result with usage, probe results and timings) lines. Each line is flushed and
 fsynced before the run goes on. A resume keeps the scenarios that finished ok and runs the
 others again (errored or never finished), after cleaning their tenants.
 """
@@ -14,10 +14,13 @@ import json
 import os
 import secrets
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TextIO
 
 from memeval.engines.base import Engine
 from memeval.errors import EngineError, Unsupported, UsageError
+from memeval.record import ProbeResult, RecordError, ScenarioResult, TimingLabel
+from memeval.record.codec import from_json, to_json
 from memeval.run.cleanup import clear_tenant
 from memeval.run.options import RunOptions
 from memeval.spec.model import Suite
@@ -26,10 +29,22 @@ FILE = "checkpoint.jsonl"
 _MATCH = ("suite_sha256", "engine", "only")
 
 
+@dataclass(frozen=True)
+class ScenarioEntry:
+    """One finished scenario as the journal keeps it: enough to rebuild its part of the record."""
+
+    scenario: ScenarioResult
+    """Its result, engine usage included."""
+    probes: tuple[ProbeResult, ...]
+    """Its probe results, in run order."""
+    timings: dict[TimingLabel, tuple[float, ...]]
+    """Its timing samples, ms."""
+
+
 class Journal:
     """An open checkpoint file. Use :meth:`start` for a new run and :meth:`resume` to continue one."""
 
-    def __init__(self, path: str, header: dict[str, Any], done: dict[str, dict[str, Any]],
+    def __init__(self, path: str, header: dict[str, Any], done: dict[str, ScenarioEntry],
                  leftovers: dict[str, dict[str, str]]):
         self.path, self.header, self.done, self.leftovers = path, header, done, leftovers
 
@@ -70,8 +85,8 @@ class Journal:
         # An errored scenario runs again: the failure that stopped the run (a server gone, a
         # settle timeout) is what resuming is for. Its tenants are cleaned like a killed one's,
         # since its own cleanup may have failed with the server.
-        done = {e["scenario"]["id"]: e for e in lines[1:]
-                if e["kind"] == "finished" and e["scenario"]["status"] == "ok"}
+        finished = [_entry(e, path) for e in lines[1:] if e["kind"] == "finished"]
+        done = {e.scenario.id: e for e in finished if e.scenario.ok}
         started = {e["scenario"]: e["tenants"] for e in lines[1:] if e["kind"] == "started"}
         leftovers = {sid: tenants for sid, tenants in started.items() if sid not in done}
         return cls(path, {k: v for k, v in old.items() if k != "kind"}, done, leftovers)
@@ -80,9 +95,11 @@ class Journal:
         """Record that a scenario began writing under these engine tenants."""
         self._write({"kind": "started", "scenario": scenario, "tenants": tenants})
 
-    def finished(self, entry: dict[str, Any]) -> None:
-        """Record a finished scenario (its record, probes, timings and usage)."""
-        self._write({"kind": "finished", **entry})
+    def finished(self, entry: ScenarioEntry) -> None:
+        """Record a finished scenario."""
+        body = to_json(entry)
+        assert isinstance(body, dict)
+        self._write({"kind": "finished", **body})
 
     def clean_leftovers(self, engine: Engine, capabilities: frozenset[str]) -> list[str]:
         """Remove what a killed run's unfinished scenarios left in the engine; returns notes on
@@ -129,10 +146,22 @@ def _shown(key: str, value: Any) -> str:
     return f"{names.get(key, key)} {value!r}"
 
 
-def _append(fh: Any, entry: dict[str, Any]) -> None:
+def _append(fh: TextIO, entry: dict[str, Any]) -> None:
     fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
     fh.flush()
     os.fsync(fh.fileno())
+
+
+def _entry(line: dict[str, Any], path: str) -> ScenarioEntry:
+    """A finished line read back. A journal written before usage moved into the scenario result
+    kept it beside it: it is moved in."""
+    body = {k: v for k, v in line.items() if k != "kind"}
+    if "usage" in body:
+        body["scenario"] = {**body["scenario"], "usage": body.pop("usage")}
+    try:
+        return from_json(ScenarioEntry, body, "finished")
+    except RecordError as err:
+        raise UsageError(f"--resume: {path}: {err}; start a new run") from None
 
 
 def _read(path: str) -> list[dict[str, Any]]:

@@ -65,7 +65,7 @@ def check_json_target(path: str, run_id: str, force: bool) -> None:
     if not os.path.isfile(path):
         raise UsageError(f"--json {path}: exists and is not a regular file; name a new file")
     try:
-        held = read_run(path).get("run_id")
+        held = read_run(path).run_id
     except UsageError:
         raise UsageError(f"--json {path}: exists and is not a run.json; it is left alone, name a new file") from None
     if held != run_id and not force:

@@ -3,82 +3,90 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import assert_never
 
+from memeval.agent import AgentMemory
 from memeval.engines.base import MemoryItem
 from memeval.errors import Unsupported
 from memeval.pack import Pack
 from memeval.plan import Step, turn_time
+from memeval.record import Phase, ProbeResult, Route, TimingLabel
+from memeval.run.context import ScenarioContext
 from memeval.score.probe import score_pack, unscored
 from memeval.spec.model import Probe
-
-if TYPE_CHECKING:
-    from memeval.run.scenario import ScenarioRun
 
 
 class ProbeRunner:
     """Runs probes for one scenario run (routes: ask, continue, resume, brief, compact)."""
 
-    def __init__(self, run: "ScenarioRun"):
-        self.run_ = run
-        self.by_id = {p.id: p for p in run.scenario.probes}
+    def __init__(self, ctx: ScenarioContext):
+        self.ctx = ctx
+        self.by_id = {p.id: p for p in ctx.scenario.probes}
 
-    def run(self, step: Step) -> dict[str, Any]:
-        """The scored record of the probe named by ``step`` in ``step.phase`` (``unsupported`` when
-        the engine lacks a capability the route needs).
+    def run(self, step: Step, forgotten: bool, derived: dict[str, list[str]] | None) -> ProbeResult:
+        """The scored result of the probe named by ``step`` in ``step.phase`` (``unsupported`` when
+        the engine lacks a capability the route needs, or the probe checks declared forgets the
+        engine did not make). ``forgotten``: the scenario's declared forgets were made;
+        ``derived``: per tenant, the engine's fact and belief lines after synthesis (None: not
+        inspected).
 
         Raises:
             EngineError: the engine failed; the scenario ends there and records this probe and the
                 ones after it as errored (see :meth:`ScenarioRun.run`).
         """
         probe = self.by_id[step.ref]
-        sid = self.run_.scenario.id
-        if "forgetting" in probe.groups and self.run_.scenario.forget and not self.run_.state.forgotten_declared:
-            return unscored(sid, probe, step.phase, "unsupported", "the engine cannot forget")
+        sid = self.ctx.scenario.id
+        phase: Phase = step.phase  # type: ignore[assignment]
+        if probe.checks_forgetting and self.ctx.scenario.forget and not forgotten:
+            return unscored(sid, probe, phase, "unsupported", "the engine cannot forget")
         start = time.perf_counter()
         try:
-            pack = self._route(probe, step.phase)
+            pack = self._route(probe, phase)
         except Unsupported as err:
-            return unscored(sid, probe, step.phase, "unsupported", str(err))
+            return unscored(sid, probe, phase, "unsupported", str(err))
         ms = (time.perf_counter() - start) * 1000
-        self.run_.timings.add(f"probe {probe.route}", ms)
-        derived = None
-        if step.phase == "synthesis" and self.run_.state.derived is not None:
-            derived = self.run_.state.derived.get(probe.tenant, [])
-        return score_pack(sid, probe, step.phase, pack.markdown, pack.tokens, ms, derived)
+        self.ctx.timings.add(TimingLabel.probe(probe.route), ms)  # type: ignore[arg-type]
+        lines = derived.get(probe.tenant, []) if phase == "synthesis" and derived is not None else None
+        return score_pack(sid, probe, phase, pack.markdown, pack.tokens, ms, lines)
 
-    def _route(self, probe: Probe, phase: str) -> Pack:
-        run = self.run_
-        memory = run.memory(probe.agent, probe.tenant)
-        isolated = run.suite.agent.probe_questions == "isolated"
-        if probe.route in ("ask", "continue"):
-            if probe.route == "ask":
-                thread, turn, in_prompt = f"probe-{probe.id}-{phase}", 0, 0
-            else:
-                turn = run.scenario.thread(probe.thread or "").turns
-                thread, in_prompt = probe.thread or "", max(0, turn - run.suite.defaults.window)
-            ctx = memory.pre_turn(thread, turn, probe.question, in_prompt, None, log=isolated)
-            if ctx.logged:
-                run.engine.forget(run.state.namespaces[probe.tenant], (ctx.logged,))
-            return ctx.pack
-        if probe.route == "resume":
-            return memory.start_session(probe.thread, probe.focus)
-        if probe.route == "brief":
-            return memory.context_brief(probe.focus)
-        return memory.recall_for_compaction(probe.thread or "", self._dropped(probe), probe.focus)
+    def _route(self, probe: Probe, phase: Phase) -> Pack:
+        ctx = self.ctx
+        memory = ctx.memory(probe.agent, probe.tenant)
+        route: Route = probe.route  # type: ignore[assignment]
+        match route:
+            case "ask":
+                return self._ask(memory, probe, f"probe-{probe.id}-{phase}", 0, 0)
+            case "continue":
+                turn = ctx.scenario.thread(probe.thread or "").turns
+                return self._ask(memory, probe, probe.thread or "", turn, max(0, turn - ctx.defaults.window))
+            case "resume":
+                return memory.start_session(probe.thread, probe.focus)
+            case "brief":
+                return memory.context_brief(probe.focus)
+            case "compact":
+                return memory.recall_for_compaction(probe.thread or "", self._dropped(probe), probe.focus)
+            case _:
+                assert_never(route)
+
+    def _ask(self, memory: AgentMemory, probe: Probe, thread: str, turn: int, in_prompt: int) -> Pack:
+        """The pre-turn pack for the probe's question; an isolated question's logged turn is forgotten."""
+        ctx = self.ctx
+        turn_ctx = memory.pre_turn(thread, turn, probe.question, in_prompt, None, log=ctx.isolated_questions)
+        if turn_ctx.logged:
+            ctx.engine.forget(ctx.namespaces[probe.tenant], (turn_ctx.logged,))
+        return turn_ctx.pack
 
     def _dropped(self, probe: Probe) -> list[MemoryItem]:
         """The dropped turns as the agent had them in its prompt (text, role, time)."""
-        run = self.run_
-        thread = run.scenario.thread(probe.thread or "")
+        ctx = self.ctx
+        thread = ctx.scenario.thread(probe.thread or "")
         first, last = probe.dropped or (0, 0)
-        ns = run.state.namespaces[thread.tenant]
-        d = run.suite.defaults
+        ns = ctx.namespaces[thread.tenant]
         items = []
         for turn in range(first, last + 1):
             index = turn // 2
             text, role = ((thread.exchanges[index].user, "user") if turn % 2 == 0
-                          else (run.state.replies[(thread.id, index)], "assistant"))
+                          else (ctx.replies[(thread.id, index)], "assistant"))
             items.append(MemoryItem(ns, f"agent:{thread.agent}", "turn", text, role=role, thread=thread.id,
-                                    turn=turn, agent=thread.agent, at=turn_time(d, thread.day, turn)))
+                                    turn=turn, agent=thread.agent, at=turn_time(ctx.defaults, thread.day, turn)))
         return items

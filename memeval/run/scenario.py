@@ -10,22 +10,25 @@ misses, and what was measured before stays.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import assert_never
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent import Timings
 from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, Unsupported
-from memeval.plan import Step, plan_scenario, turn_time
-from memeval.run.options import RunOptions
+from memeval.plan import Step, StepKind, plan_scenario, turn_time
+from memeval.record import Cleanup, Phase, ProbeResult, ScenarioResult, Synthesis, TimingLabel
 from memeval.run.cleanup import clear_tenant
+from memeval.run.context import ScenarioContext
+from memeval.run.options import RunOptions
 from memeval.run.probes import ProbeRunner
-from memeval.run.synthesis import synthesise
+from memeval.run.synthesis import build_beliefs, derived_lines, inspect_derived, wait_for_enrichment
 from memeval.run.waits import settle
 from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
 from memeval.script import play_exchange
+from memeval.spec.model import Scenario, Suite
 
 
 @dataclass
@@ -38,7 +41,7 @@ class ScenarioState:
     tool_calls: int = 0
     forgotten_declared: bool = False
     derived: dict[str, list[str]] | None = None
-    synthesis: dict[str, Any] = field(default_factory=dict)
+    synthesis: Synthesis = field(default_factory=Synthesis)
     replies: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def note_write(self, ref: str, tenant_ns: str, item_id: str) -> None:
@@ -53,22 +56,20 @@ def namespace(run_id: str, scenario: str, tenant: str) -> str:
 
 
 class ScenarioRun:
-    """Executes the plan of one scenario; :meth:`run` returns its run.json record."""
+    """Executes the plan of one scenario; :meth:`run` returns its result."""
 
     def __init__(self, suite: Suite, scenario: Scenario, engine: Engine, capabilities: frozenset[str],
                  run_id: str, options: RunOptions, timings: Timings):
         self.suite, self.scenario, self.engine, self.caps = suite, scenario, engine, capabilities
         self.options, self.timings = options, timings
         self.state = ScenarioState({t: namespace(run_id, scenario.id, t) for t in scenario.tenants})
-        self.probes: list[dict[str, Any]] = []
-        self.runner = ProbeRunner(self)
+        self.probes: list[ProbeResult] = []
+        self.ctx = ScenarioContext(engine, capabilities, scenario, self.state.namespaces, suite.defaults, suite.policy,
+                                   suite.agent.probe_questions == "isolated", options.enrich_wait_s or 0.0,
+                                   options.enrich_poll_s, timings, self.state.replies)
+        self.runner = ProbeRunner(self.ctx)
 
-    def memory(self, agent: str, tenant: str) -> AgentMemory:
-        """The lifecycle for ``agent`` over scenario tenant ``tenant``."""
-        return AgentMemory(self.engine, self.caps, self.state.namespaces[tenant], agent, self.suite.policy, self.timings,
-                           tenant_name=tenant)
-
-    def run(self) -> dict[str, Any]:
+    def run(self) -> ScenarioResult:
         """Run every step; always forget what was written unless ``keep``."""
         steps = plan_scenario(self.suite, self.scenario)
         started = time.perf_counter()
@@ -76,41 +77,58 @@ class ScenarioRun:
         done = 0
         try:
             for done, step in enumerate(steps):
-                if step.kind != "forget_all":
-                    self._step(step)
+                self._step(step)
         except EngineError as err:
             error = str(err)
             self._mark_rest(steps[done:], error)
         finally:
             cleanup = self._forget_all()
-        return self._record(error, cleanup, (time.perf_counter() - started) * 1000)
+        return self._result(error, cleanup, (time.perf_counter() - started) * 1000)
 
     def _step(self, step: Step) -> None:
-        handler = getattr(self, f"_do_{step.kind}")
-        handler(step)
+        kind: StepKind = step.kind
+        match kind:
+            case "write_document":
+                self._write_document(step)
+            case "write_learning":
+                self._write_learning(step)
+            case "exchange":
+                self._exchange(step)
+            case "settle":
+                self._settle()
+            case "forget_declared":
+                self._forget_declared()
+            case "probe":
+                self.probes.append(self.runner.run(step, self.state.forgotten_declared, self.state.derived))
+            case "synthesise":
+                self._synthesise()
+            case "forget_all":
+                pass  # done in run()'s finally, whatever happened before
+            case _:
+                assert_never(kind)
 
-    def _do_write_document(self, step: Step) -> None:
+    def _write_document(self, step: Step) -> None:
         doc = next(d for d in self.scenario.documents if d.id == step.ref)
         item = MemoryItem(self.state.namespaces[doc.tenant], f"source:{doc.source}", "document", doc.text,
                           title=doc.title, at=step.at)
-        self._write(step.ref, item, "brain ingest")
+        self._write(step.ref, item, TimingLabel.BRAIN_INGEST)
 
-    def _do_write_learning(self, step: Step) -> None:
+    def _write_learning(self, step: Step) -> None:
         lrn = next(x for x in self.scenario.learnings if x.id == step.ref)
         tags = (f"kind:{lrn.kind}",) + ((f"confidence:{lrn.confidence}",) if lrn.confidence is not None else ())
         item = MemoryItem(self.state.namespaces[lrn.tenant], "learnings", "learning", lrn.text, at=step.at, tags=tags)
-        self._write(step.ref, item, "learning write")
+        self._write(step.ref, item, TimingLabel.LEARNING_WRITE)
 
-    def _write(self, ref: str, item: MemoryItem, label: str) -> None:
+    def _write(self, ref: str, item: MemoryItem, label: TimingLabel) -> None:
         start = time.perf_counter()
         receipt = self.engine.write(item)
         self.timings.add(label, (time.perf_counter() - start) * 1000)
         self.state.note_write(ref, item.tenant, receipt.id)
 
-    def _do_exchange(self, step: Step) -> None:
+    def _exchange(self, step: Step) -> None:
         thread = self.scenario.thread(step.ref)
         d = self.suite.defaults
-        memory = self.memory(thread.agent, thread.tenant)
+        memory = self.ctx.memory(thread.agent, thread.tenant)
         logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
                                                turn_time(d, thread.day, 2 * step.index + 1), d.window,
                                                self.suite.agent.reply)
@@ -121,15 +139,16 @@ class ScenarioRun:
         self.state.note_write(thread.id, ns, receipt.id)
         self.state.tool_calls += len(thread.exchanges[step.index].tools)
 
-    def _do_settle(self, step: Step) -> None:
+    def _settle(self) -> None:
         d = self.suite.defaults
         timeout = self.options.settle_timeout_s or d.settle_timeout_s
         start = time.perf_counter()
         settle(self.engine, self.state.written, timeout, d.settle_poll_s)
-        self.state.synthesis["settle_ms"] = round((time.perf_counter() - start) * 1000, 3)
-        self.timings.add("settle (all writes listed)", self.state.synthesis["settle_ms"])
+        ms = round((time.perf_counter() - start) * 1000, 3)
+        self.state.synthesis = replace(self.state.synthesis, settle_ms=ms)
+        self.timings.add(TimingLabel.SETTLE, ms)
 
-    def _do_forget_declared(self, step: Step) -> None:
+    def _forget_declared(self) -> None:
         if "forget" not in self.caps:
             return
         for ref in self.scenario.forget:
@@ -141,35 +160,39 @@ class ScenarioRun:
                 self.state.written[ns] -= set(ids)
         self.state.forgotten_declared = True
 
-    def _do_probe(self, step: Step) -> None:
-        self.probes.append(self.runner.run(step))
-
-    def _do_synthesise(self, step: Step) -> None:
-        synthesise(self)
+    def _synthesise(self) -> None:
+        """Each synthesis step is recorded as soon as it is done: a later failure keeps it."""
+        state = self.state
+        state.synthesis = replace(state.synthesis, enrichment=wait_for_enrichment(self.ctx))
+        state.synthesis = replace(state.synthesis, builds=build_beliefs(self.ctx))
+        if "inspect" in self.caps:
+            derived = inspect_derived(self.ctx)
+            state.synthesis = replace(state.synthesis, derived=derived)
+            state.derived = derived_lines(derived)
 
     def _mark_rest(self, steps: tuple[Step, ...], reason: str) -> None:
         probes = {p.id: p for p in self.scenario.probes}
         for step in steps:
             if step.kind == "probe":
-                self.probes.append(unscored(self.scenario.id, probes[step.ref], step.phase, "errored", reason))
+                phase: Phase = step.phase  # type: ignore[assignment]
+                self.probes.append(unscored(self.scenario.id, probes[step.ref], phase, "errored", reason))
 
-    def _forget_all(self) -> dict[str, Any]:
+    def _forget_all(self) -> Cleanup:
         if self.options.keep:
-            return {"forgotten": False, "reason": "kept (--keep)"}
+            return Cleanup(forgotten=False, reason="kept (--keep)")
         try:
             for ns, ids in self.state.written.items():
                 clear_tenant(self.engine, self.caps, ns, ids)
         except Unsupported as err:
-            return {"forgotten": False, "reason": str(err)}
+            return Cleanup(forgotten=False, reason=str(err))
         except EngineError as err:
-            return {"forgotten": False, "reason": f"cleanup failed: {err}"}
-        return {"forgotten": True, "reason": None}
+            return Cleanup(forgotten=False, reason=f"cleanup failed: {err}")
+        return Cleanup(forgotten=True, reason=None)
 
-    def _record(self, error: str | None, cleanup: dict[str, Any], ms: float) -> dict[str, Any]:
+    def _result(self, error: str | None, cleanup: Cleanup, ms: float) -> ScenarioResult:
         s = self.scenario
-        return {
-            "id": s.id, "about": s.about, "status": "errored" if error else "ok", "error": error,
-            "tenants": dict(self.state.namespaces), "writes": sum(len(v) for v in self.state.by_ref.values()),
-            "tool_calls": self.state.tool_calls, "synthesis": self.state.synthesis, "cleanup": cleanup,
-            "ms": round(ms, 3),
-        }
+        return ScenarioResult(
+            id=s.id, about=s.about, status="errored" if error else "ok", error=error,
+            tenants=dict(self.state.namespaces), writes=sum(len(v) for v in self.state.by_ref.values()),
+            tool_calls=self.state.tool_calls, synthesis=self.state.synthesis, cleanup=cleanup, ms=round(ms, 3),
+        )

@@ -20,14 +20,16 @@ from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines
+from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
 from memeval.llm.settings import LlmSettings, resolve
+from memeval.record import RunRecord
 from memeval.report.files import check_label
 from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
 from memeval.run.output import check_json_target, resume_folder, run_folder
-from memeval.run.suite import derive, run_suite
+from memeval.run.suite import run_suite
+from memeval.score.derive import derive
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
 
@@ -80,7 +82,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
             record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
         finally:
             engine.close()
-    if answerer is not None and not record["interrupted"]:  # after Ctrl-C stop now; a resume answers
+    if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
         record = _answer(record, answerer, echo, req.quiet)
     report = publish(record, folder, req.templates, req.json_path)
     if not req.quiet:
@@ -120,40 +122,45 @@ def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions
                       settle_timeout_s=req.settle_timeout_s, llm=req.llm or req.judge)
 
 
-def _answer(record: dict[str, Any], answerer: LlmSettings, echo: Echo, quiet: bool) -> dict[str, Any]:
+def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -> RunRecord:
+    latest = record
     try:
-        record = answer_record(record, answerer)
+        for latest in answer_steps(record, answerer):
+            pass
     except KeyboardInterrupt:  # keep what the engine measured; answers (if any) as far as they got
-        return derive({**record, "interrupted": True})
-    summary = record["answerer"]
-    stops = {summary["stopped"], (summary.get("judge") or {}).get("stopped")}
-    for line in summary_lines(summary):
-        if not quiet or line in stops:  # --quiet keeps why the answerer stopped, not the tally
-            echo(line)
-    return record
+        return derive(replace(latest, interrupted=True))
+    latest = derive(latest)
+    summary = latest.answerer
+    if summary is not None:
+        stops = {summary.stopped, summary.judge.stopped if summary.judge else None}
+        for line in summary_lines(summary):
+            if not quiet or line in stops:  # --quiet keeps why the answerer stopped, not the tally
+                echo(line)
+    return latest
 
 
-def _outcome(record: dict[str, Any], suite_file: str, folder: str, echo: Echo) -> Outcome:
-    if record["interrupted"]:
+def _outcome(record: RunRecord, suite_file: str, folder: str, echo: Echo) -> Outcome:
+    if record.interrupted:
         echo(f"interrupted: resume with  memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
         return Outcome.INTERRUPTED
-    failed = [s for s in record["scenarios"] if s["status"] != "ok"]
+    failed = [s for s in record.scenarios if not s.ok]
     for scenario in failed:
-        echo(f"error: scenario {scenario['id']}: {scenario['error']}")
+        echo(f"error: scenario {scenario.id}: {scenario.error}")
     calls = _failed_calls(record)
     if calls:
         echo(calls)
     return Outcome.ENGINE if failed or calls else Outcome.OK
 
 
-def _failed_calls(record: dict[str, Any]) -> str | None:
+def _failed_calls(record: RunRecord) -> str | None:
     """One line when model calls failed (the endpoint unreachable, timing out, erroring), else None.
     A refusal (401/402/403) is not counted here: it stops the answerer and says so itself."""
-    summary = record["answerer"]
-    if not summary or not summary["failed"]:
+    summary = record.answerer
+    if summary is None or not summary.failed:
         return None
-    first = next((p["llm_error"] for p in record["probes"] if p.get("llm_error") not in (None, NOT_ASKED)), "see run.json")
-    return f"error: answerer: {summary['failed']} of {summary['probes']} model calls failed ({first}); results written"
+    errors = (p.call.llm_error for p in record.probes if p.call is not None)
+    first = next((e for e in errors if e not in (None, NOT_ASKED)), "see run.json")
+    return f"error: answerer: {summary.failed} of {summary.probes} model calls failed ({first}); results written"
 
 
 @contextlib.contextmanager

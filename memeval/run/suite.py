@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
 import platform
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import Any, Callable
 
 from memeval import __version__
 from memeval.agent import Timings
-from memeval.engines.base import Engine, ReportsUsage, Usage
+from memeval.engines.base import Engine, ReportsUsage
+from memeval.engines.base import Usage as EngineUsage
 from memeval.errors import EngineError, UsageError
-from memeval.run.checkpoint import Journal, new_run_id
+from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
+    TimingLabel, Usage
+from memeval.record.codec import from_json
+from memeval.run.checkpoint import Journal, ScenarioEntry, new_run_id
 from memeval.run.options import RunOptions, check_only
 from memeval.run.scenario import ScenarioRun
-from memeval.score.kpi import compute_kpis
-from memeval.score.totals import breakdown, latency
+from memeval.score.derive import derive
 from memeval.spec.model import Scenario, Suite
-
-FORMAT_VERSION = 1
 
 Progress = Callable[[str], None]
 
 
 def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = lambda _: None,
-              journal: Journal | None = None) -> dict[str, Any]:
+              journal: Journal | None = None) -> RunRecord:
     """Run the chosen scenarios of ``suite`` on ``engine``; return the run record.
 
     With a ``journal``, each finished scenario is appended to disk, scenarios it holds as
@@ -43,7 +45,8 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
         progress(note)
-    entries, interrupted = [], False
+    entries: list[ScenarioEntry] = []
+    interrupted = False
     try:
         for scenario in suite.scenarios:
             if options.only and scenario.id not in options.only:
@@ -56,93 +59,73 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: writing what was finished")
-    record = assemble(suite, info.to_json(), options, run_id, entries)
-    record["interrupted"] = interrupted
-    return record
+    return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
-             options: RunOptions, progress: Progress, journal: Journal | None) -> dict[str, Any]:
+             options: RunOptions, progress: Progress, journal: Journal | None) -> ScenarioEntry:
     before = _read_usage(engine, caps)
     progress(f"scenario {scenario.id}: running")
     timings = Timings()
     runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
     if journal:
         journal.started(scenario.id, runner.state.namespaces)
-    record = runner.run()
+    result = runner.run()
     after = _read_usage(engine, caps) if before is not None else None
-    usage = _usage_json(after.minus(before)) if before is not None and after is not None else None
-    entry = {"scenario": record, "probes": runner.probes, "timings": timings.samples, "usage": usage}
+    usage = _usage(after.minus(before)) if before is not None and after is not None else None
+    entry = ScenarioEntry(dataclasses.replace(result, usage=usage), tuple(runner.probes), timings.frozen())
     if journal:
         journal.finished(entry)
-    progress(_line(record, runner.probes))
+    progress(_line(result, runner.probes))
     return entry
 
 
-def assemble(suite: Suite, engine_info: dict[str, Any], options: RunOptions, run_id: str,
-             entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The run record from per-scenario entries; totals, latency and KPIs come from :func:`derive`.
-    ``profile`` is set by a sweep and ``answerer`` by ``--llm``, after the run."""
-    scenarios = []
+def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: str, entries: Sequence[ScenarioEntry],
+             interrupted: bool = False) -> RunRecord:
+    """The run record from per-scenario entries; totals, latency and KPIs come from
+    :func:`~memeval.score.derive.derive`. ``profile`` is set by a sweep and ``answerer`` by
+    ``--llm``, after the run."""
+    timings: dict[TimingLabel, list[float]] = {}
     for entry in entries:
-        scenarios.append({**entry["scenario"], "usage": entry["usage"]})
-    probes = [p for entry in entries for p in entry["probes"]]
-    timings: dict[str, list[float]] = {}
-    for entry in entries:
-        for label, samples in entry["timings"].items():
+        for label, samples in entry.timings.items():
             timings.setdefault(label, []).extend(samples)
-    usage = _sum_usage([e["usage"] for e in entries])
-    record = {
-        "format_version": FORMAT_VERSION,
-        "memeval_version": __version__,
-        "label": options.label or engine_info["name"],
-        "profile": None,
-        "flags": dict(engine_info.get("flags", {})),
-        "run_id": run_id,
-        "created_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "python": platform.python_version(),
-        "suite": {"name": suite.name, "about": suite.about, "source": suite.source, "files": list(suite.files),
-                  "sha256": suite.sha256, "resolved": suite.resolved},
-        "engine": engine_info,
-        "options": _options_json(options),
-        "scenarios": scenarios,
-        "probes": probes,
-        "answerer": None,
-        "usage": usage,
-        "timings": timings,
-    }
+    record = RunRecord(
+        format_version=FORMAT_VERSION,
+        memeval_version=__version__,
+        label=options.label or engine.name,
+        profile=None,
+        flags=dict(engine.flags),
+        run_id=run_id,
+        created_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        python=platform.python_version(),
+        suite=SuiteInfo(suite.name, suite.about, suite.source, tuple(suite.files), suite.sha256, suite.resolved),
+        engine=engine,
+        options=Options(options.engine, tuple(options.only), options.keep, options.enrich_wait_s,
+                        options.settle_timeout_s, options.llm),
+        scenarios=tuple(e.scenario for e in entries),
+        probes=tuple(p for e in entries for p in e.probes),
+        answerer=None,
+        usage=_sum_usage([e.scenario.usage for e in entries]),
+        timings={label: tuple(samples) for label, samples in timings.items()},
+        interrupted=interrupted,
+    )
     return derive(record)
 
 
-def derive(record: dict[str, Any]) -> dict[str, Any]:
-    """(Re)compute totals, latency and KPIs from the record's probes, scenarios, timings, usage
-    and answerer; used after a run and after answers are added or re-graded."""
-    record["totals"] = breakdown(record["probes"])
-    record["latency"] = latency(record["timings"])
-    record["kpis"] = compute_kpis(record["probes"], record["scenarios"], record["timings"], record["usage"],
-                                  record["answerer"])
-    return record
-
-
-def _options_json(options: RunOptions) -> dict[str, Any]:
-    return {"engine": options.engine, "only": list(options.only), "keep": options.keep,
-            "enrich_wait_s": options.enrich_wait_s, "settle_timeout_s": options.settle_timeout_s, "llm": options.llm}
-
-
-def _sum_usage(usages: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+def _sum_usage(usages: list[Usage | None]) -> Usage | None:
     parts = [u for u in usages if u is not None]
     if not parts or len(parts) < len(usages):  # no usage, or a scenario's is unknown: so is the total
         return None
-    costs = [p["cost_usd"] for p in parts]
+    costs = [p.cost_usd for p in parts]
     roles: dict[str, float] = {}
     for part in parts:
-        for role, cost in part["by_role"].items():
+        for role, cost in part.by_role.items():
             roles[role] = round(roles.get(role, 0.0) + cost, 6)
-    return {"calls": sum(p["calls"] for p in parts), "tokens": sum(p["tokens"] for p in parts),
-            "cost_usd": None if None in costs else round(sum(costs), 6), "by_role": roles}
+    total = None if None in costs else round(sum(c for c in costs if c is not None), 6)
+    return Usage(sum(p.calls for p in parts), sum(p.tokens for p in parts), total, roles)
 
 
-def _read_usage(engine: Engine, caps: frozenset[str]) -> Usage | None:
+def _read_usage(engine: Engine, caps: frozenset[str]) -> EngineUsage | None:
     """The engine's usage counters, or None when it has none or cannot tell now. A failing read
     is not the scenario's failure (that one is recorded by the scenario itself) and must not end
     the run: the scenario's usage is then unknown."""
@@ -154,12 +137,12 @@ def _read_usage(engine: Engine, caps: frozenset[str]) -> Usage | None:
         return None
 
 
-def _usage_json(usage: Usage) -> dict[str, Any]:
-    return {"calls": usage.calls, "tokens": usage.tokens, "cost_usd": usage.cost_usd, "by_role": dict(usage.by_role)}
+def _usage(usage: EngineUsage) -> Usage:
+    return Usage(usage.calls, usage.tokens, usage.cost_usd, dict(usage.by_role))
 
 
-def _line(record: dict[str, Any], probes: list[dict[str, Any]]) -> str:
-    scored = [p for p in probes if p["status"] == "scored" and not p["abstain"]]
-    hits = sum(1 for p in scored if p["hit"])
-    status = "ok" if record["status"] == "ok" else f"ERROR: {record['error']}"
-    return f"scenario {record['id']}: {hits}/{len(scored)} pack hits, {len(probes)} probe runs, {record['ms'] / 1000:.2f} s — {status}"
+def _line(result: ScenarioResult, probes: list[ProbeResult]) -> str:
+    scored = [p for p in probes if p.scored and not p.abstain]
+    hits = sum(1 for p in scored if p.hit)
+    status = "ok" if result.ok else f"ERROR: {result.error}"
+    return f"scenario {result.id}: {hits}/{len(scored)} pack hits, {len(probes)} probe runs, {result.ms / 1000:.2f} s — {status}"

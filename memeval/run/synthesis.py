@@ -1,68 +1,70 @@
 """The synthesis phase: wait for enrichment, build beliefs per tenant, then read the derived
-layers (facts, beliefs, conflicts) where the engine allows."""
+layers (facts, beliefs, conflicts) where the engine allows. Each step returns what it did; the
+scenario records it as it goes, so a failure in a later step keeps the earlier ones."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any
 
 from memeval.engines.base import BuildsBeliefs, HasBacklog, Inspects
+from memeval.errors import Unsupported
+from memeval.record import Builds, Enrichment, TenantDerived, TimingLabel
+from memeval.run.context import ScenarioContext
 from memeval.run.waits import drain
 
-if TYPE_CHECKING:
-    from memeval.run.scenario import ScenarioRun
+
+def wait_for_enrichment(ctx: ScenarioContext) -> Enrichment:
+    """Wait up to ``enrich_wait_s``: until the backlog drains where the engine reports one,
+    else the whole time."""
+    wait = ctx.enrich_wait_s
+    if wait <= 0:
+        return Enrichment(waited=False)
+    start = time.perf_counter()
+    if "backlog" in ctx.capabilities and isinstance(ctx.engine, HasBacklog):
+        result = drain(ctx.engine, wait, ctx.enrich_poll_s)
+        ctx.timings.add(TimingLabel.DRAIN, ms := (time.perf_counter() - start) * 1000)
+        return Enrichment(waited=True, ms=round(ms, 3), drained=bool(result["drained"]),
+                          polls=int(result["polls"]), pending=int(result["pending"]))  # type: ignore[call-overload]
+    time.sleep(wait)
+    ctx.timings.add(TimingLabel.FIXED_WAIT, ms := (time.perf_counter() - start) * 1000)
+    return Enrichment(waited=True, ms=round(ms, 3), fixed_wait_s=wait)
 
 
-def synthesise(run: "ScenarioRun") -> None:
-    """Run the synthesis phase of one scenario, recording what happened in its state."""
-    record = run.state.synthesis
-    record["enrichment"] = _enrichment(run)
+def build_beliefs(ctx: ScenarioContext) -> Builds:
+    """Build beliefs in every tenant (engines with the capability; none built otherwise)."""
     start = time.perf_counter()
     outcomes: Counter[str] = Counter()
     counts: list[int | None] = []
-    if "beliefs" in run.caps and isinstance(run.engine, BuildsBeliefs):
-        for ns in run.state.namespaces.values():
-            receipt = run.engine.build_beliefs(ns)
+    engine = ctx.engine
+    if "beliefs" in ctx.capabilities and isinstance(engine, BuildsBeliefs):
+        for ns in ctx.namespaces.values():
+            receipt = engine.build_beliefs(ns)
             outcomes[receipt.outcome] += 1
             counts.append(receipt.built)
     ms = (time.perf_counter() - start) * 1000
-    run.timings.add("synthesis (all builds)", ms)
-    built = None if not counts or None in counts else sum(counts)  # unknown when any build gave no count
-    record.update(outcomes=dict(outcomes), built=built, ms=round(ms, 3))
-    if "inspect" in run.caps and isinstance(run.engine, Inspects):
-        record["derived"], run.state.derived = _inspect(run, run.engine)
+    ctx.timings.add(TimingLabel.BUILDS, ms)
+    built = None if not counts or None in counts else sum(c for c in counts if c is not None)  # unknown when any build gave no count
+    return Builds(outcomes=dict(outcomes), built=built, ms=round(ms, 3))
 
 
-def _enrichment(run: "ScenarioRun") -> dict[str, Any]:
-    wait = run.options.enrich_wait_s or 0.0
-    if wait <= 0:
-        return {"waited": False}
-    start = time.perf_counter()
-    if "backlog" in run.caps and isinstance(run.engine, HasBacklog):
-        result = drain(run.engine, wait, run.options.enrich_poll_s)
-        label = "enrichment (queue drained)"
-    else:
-        time.sleep(wait)
-        result = {"fixed_wait_s": wait}
-        label = "enrichment (fixed wait)"
-    ms = (time.perf_counter() - start) * 1000
-    run.timings.add(label, ms)
-    return {"waited": True, "ms": round(ms, 3), **result}
-
-
-def _inspect(run: "ScenarioRun", engine: Inspects) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    summary: dict[str, Any] = {}
-    lines: dict[str, list[str]] = {}
-    for tenant, ns in run.state.namespaces.items():
+def inspect_derived(ctx: ScenarioContext) -> dict[str, TenantDerived]:
+    """Per scenario tenant, the facts, beliefs and (with the capability) conflicts the engine holds."""
+    engine = ctx.engine
+    if not isinstance(engine, Inspects):
+        raise Unsupported("the engine cannot be inspected")
+    out = {}
+    for tenant, ns in ctx.namespaces.items():
         derived = engine.inspect(ns)
-        facts = [f.line() for f in derived.facts]
-        beliefs = [b.line() for b in derived.beliefs]
-        lines[tenant] = facts + beliefs
-        summary[tenant] = {
-            "facts": facts, "beliefs": beliefs,
-            "conflicts": [c.line() for c in derived.conflicts] if "conflicts" in run.caps else None,
-            "stances": dict(Counter(b.stance for b in derived.beliefs)),
-            "confidences": [b.confidence for b in derived.beliefs if b.confidence is not None],
-        }
-    return summary, lines
+        out[tenant] = TenantDerived(
+            facts=tuple(f.line() for f in derived.facts), beliefs=tuple(b.line() for b in derived.beliefs),
+            conflicts=tuple(c.line() for c in derived.conflicts) if "conflicts" in ctx.capabilities else None,
+            stances=dict(Counter(b.stance for b in derived.beliefs)),
+            confidences=tuple(b.confidence for b in derived.beliefs if b.confidence is not None),
+        )
+    return out
+
+
+def derived_lines(derived: dict[str, TenantDerived]) -> dict[str, list[str]]:
+    """Per tenant, its fact then belief lines: what a probe's ``captured`` is graded against."""
+    return {tenant: [*d.facts, *d.beliefs] for tenant, d in derived.items()}

@@ -15,30 +15,32 @@ The KPIs read off single probe records are declared once in :data:`PROBE_METRICS
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-from collections.abc import Callable
+from typing import Literal
 
+from memeval.record import (KPI_GROUPS, Answerer, Better, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
+                            TenantDerived, TimingLabel, Unit, Usage)
 from memeval.score.match import holds_all
 from memeval.score.stats import Rate, mean_ci, percentile, rate
 
-UP, DOWN = "up", "down"
-GROUPS = ("accuracy", "learning", "surprise", "conflicts", "freshness", "leaks", "abstention", "forgetting", "cost",
-          "latency")
+UP: Better = "up"
+DOWN: Better = "down"
+GROUPS = KPI_GROUPS
 
-Record = dict[str, Any]
 Key = tuple[str, str, str]
 """A probe outcome's identity across runs: (scenario, probe id, phase)."""
+Probes = Sequence[ProbeResult]
 
 
-def kpi(group: str, name: str, value: float | None, unit: str, better: str | None, n: int,
-        ci95: tuple[float, float] | list[float] | None = None) -> Record:
-    """One KPI record."""
-    return {"group": group, "name": name, "value": None if value is None else round(value, 4), "unit": unit,
-            "better": better, "n": n, "ci95": None if ci95 is None else [round(c, 4) for c in ci95]}
+def kpi(group: KpiGroup, name: str, value: float | None, unit: Unit, better: Better | None, n: int,
+        ci95: tuple[float, float] | None = None) -> Kpi:
+    """One KPI, value and interval rounded to 4 places."""
+    return Kpi(group, name, None if value is None else round(value, 4), unit, better, n,
+               None if ci95 is None else (round(ci95[0], 4), round(ci95[1], 4)))
 
 
-def rate_kpi(group: str, name: str, r: Rate, better: str | None = UP) -> Record:
+def rate_kpi(group: KpiGroup, name: str, r: Rate, better: Better | None = UP) -> Kpi:
     """A percentage KPI from a rate (value and interval in percent)."""
     ci = r.wilson()
     return kpi(group, name, None if r.value is None else 100 * r.value, "pct", better, r.n,
@@ -56,30 +58,30 @@ class ProbeMetric:
     true outcomes).
     """
 
-    group: str
+    group: KpiGroup
     name: str
-    kind: str
-    read: Callable[[Record], bool | float | None]
-    phases: tuple[str, ...] = ("synthesis",)
+    kind: Literal["rate", "mean", "count"]
+    read: Callable[[ProbeResult], bool | float | None]
+    phases: tuple[Phase, ...] = ("synthesis",)
     feeds: str | None = None
     ranked: bool = False
-    better: str | None = UP
+    better: Better | None = UP
 
-    def outcomes(self, probes: list[Record]) -> dict[Key, bool | float]:
+    def outcomes(self, probes: Probes) -> dict[Key, bool | float]:
         """Each counted probe's outcome by (scenario, probe id, phase)."""
         out: dict[Key, bool | float] = {}
         for p in probes:
-            if p["status"] != "scored" or p["phase"] not in self.phases:
+            if not p.scored or p.phase not in self.phases:
                 continue
-            if (self.feeds and self.feeds not in p["groups"]) or (self.ranked and p["abstain"]):
+            if (self.feeds and self.feeds not in p.groups) or (self.ranked and p.abstain):
                 continue
             value = self.read(p)
             if value is not None:
-                out[(p["scenario"], p["id"], p["phase"])] = value
+                out[p.key] = value
         return out
 
-    def compute(self, probes: list[Record]) -> Record:
-        """The KPI record over ``probes``."""
+    def compute(self, probes: Probes) -> Kpi:
+        """The KPI over ``probes``."""
         values = list(self.outcomes(probes).values())
         if self.kind == "rate":
             return rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
@@ -90,67 +92,63 @@ class ProbeMetric:
                    len(values))
 
 
-def _field(name: str) -> Callable[[Record], Any]:
-    return lambda p: p[name]
+def _leak(p: ProbeResult) -> bool | None:
+    return p.leak if p.leak_checked else None
 
 
-def _leak(p: Record) -> bool | None:
-    return p["leak"] if p["leak_checked"] else None
+def _no_leak(p: ProbeResult) -> bool | None:
+    return None if not p.leak_checked else not p.leak
 
 
-def _no_leak(p: Record) -> bool | None:
-    return None if not p["leak_checked"] else not p["leak"]
+def _invents_nothing(p: ProbeResult) -> bool | None:
+    return None if p.invented is None else not p.invented
 
 
-def _invents_nothing(p: Record) -> bool | None:
-    return None if p["invented"] is None else not p["invented"]
-
-
-def _residue(p: Record) -> bool | None:
+def _residue(p: ProbeResult) -> bool | None:
     """Whether a forgetting probe's pack still holds a forgotten string (None: not checked)."""
-    return p["invented"] if p["abstain"] else _leak(p)
+    return p.invented if p.abstain else _leak(p)
 
 
-BOTH = ("recall", "synthesis")
+BOTH: tuple[Phase, ...] = ("recall", "synthesis")
 PROBE_METRICS: tuple[ProbeMetric, ...] = (
-    ProbeMetric("accuracy", "pack hit (recall)", "rate", _field("hit"), ("recall",), ranked=True),
-    ProbeMetric("accuracy", "pack hit", "rate", _field("hit"), ranked=True),
-    ProbeMetric("accuracy", "MRR", "mean", _field("rr"), ranked=True),
-    ProbeMetric("accuracy", "extractive answer", "rate", _field("answer_ok")),
-    ProbeMetric("accuracy", "model answer", "rate", _field("llm_ok")),
-    ProbeMetric("accuracy", "captured", "rate", _field("captured")),
+    ProbeMetric("accuracy", "pack hit (recall)", "rate", lambda p: p.hit, ("recall",), ranked=True),
+    ProbeMetric("accuracy", "pack hit", "rate", lambda p: p.hit, ranked=True),
+    ProbeMetric("accuracy", "MRR", "mean", lambda p: p.rr, ranked=True),
+    ProbeMetric("accuracy", "extractive answer", "rate", lambda p: p.answer_ok),
+    ProbeMetric("accuracy", "model answer", "rate", lambda p: p.llm_ok),
+    ProbeMetric("accuracy", "captured", "rate", lambda p: p.captured),
     ProbeMetric("accuracy", "leaks", "count", _leak, BOTH, better=DOWN),
-    ProbeMetric("learning", "lesson in pack", "rate", _field("hit"), feeds="learning", ranked=True),
-    ProbeMetric("learning", "lesson answered", "rate", _field("llm_ok"), feeds="learning"),
-    ProbeMetric("learning", "lesson captured", "rate", _field("captured"), feeds="learning"),
-    ProbeMetric("surprise", "surprise in pack", "rate", _field("hit"), feeds="surprise", ranked=True),
-    ProbeMetric("surprise", "surprise MRR", "mean", _field("rr"), feeds="surprise", ranked=True),
-    ProbeMetric("surprise", "surprise answered", "rate", _field("llm_ok"), feeds="surprise"),
-    ProbeMetric("conflicts", "disagreement in pack", "rate", _field("hit"), feeds="conflicts", ranked=True),
-    ProbeMetric("conflicts", "fresh first", "rate", _field("fresh_first")),
-    ProbeMetric("freshness", "current value in pack", "rate", _field("hit"), feeds="freshness", ranked=True),
-    ProbeMetric("freshness", "current value answered", "rate", _field("answer_ok"), feeds="freshness"),
+    ProbeMetric("learning", "lesson in pack", "rate", lambda p: p.hit, feeds="learning", ranked=True),
+    ProbeMetric("learning", "lesson answered", "rate", lambda p: p.llm_ok, feeds="learning"),
+    ProbeMetric("learning", "lesson captured", "rate", lambda p: p.captured, feeds="learning"),
+    ProbeMetric("surprise", "surprise in pack", "rate", lambda p: p.hit, feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise MRR", "mean", lambda p: p.rr, feeds="surprise", ranked=True),
+    ProbeMetric("surprise", "surprise answered", "rate", lambda p: p.llm_ok, feeds="surprise"),
+    ProbeMetric("conflicts", "disagreement in pack", "rate", lambda p: p.hit, feeds="conflicts", ranked=True),
+    ProbeMetric("conflicts", "fresh first", "rate", lambda p: p.fresh_first),
+    ProbeMetric("freshness", "current value in pack", "rate", lambda p: p.hit, feeds="freshness", ranked=True),
+    ProbeMetric("freshness", "current value answered", "rate", lambda p: p.answer_ok, feeds="freshness"),
     ProbeMetric("leaks", "leak-free packs", "rate", _no_leak, BOTH, feeds="leaks"),
     ProbeMetric("abstention", "pack invents nothing", "rate", _invents_nothing, feeds="abstention"),
-    ProbeMetric("abstention", "model abstains", "rate", _field("llm_ok"), feeds="abstention"),
+    ProbeMetric("abstention", "model abstains", "rate", lambda p: p.llm_ok, feeds="abstention"),
     ProbeMetric("forgetting", "residue", "rate", _residue, BOTH, feeds="forgetting", better=DOWN),
 )
 METRICS_BY_NAME = {(m.group, m.name): m for m in PROBE_METRICS}
 
 
-def compute_kpis(probes: list[Record], scenarios: list[Record], timings: dict[str, list[float]],
-                 usage: Record | None, answerer: Record | None) -> list[Record]:
-    """Every KPI of a run from its probe records, scenario records, timings and usage, ordered
+def compute_kpis(probes: Probes, scenarios: Sequence[ScenarioResult], timings: dict[TimingLabel, tuple[float, ...]],
+                 usage: Usage | None, answerer: Answerer | None) -> tuple[Kpi, ...]:
+    """Every KPI of a run from its probe results, scenario results, timings and usage, ordered
     by :data:`GROUPS`."""
     out = [m.compute(probes) for m in PROBE_METRICS]
     out.append(_gain(probes))
     out += _derived(probes, scenarios)
     out += _cost(probes, usage, answerer)
     out += _latency(timings)
-    return sorted(out, key=lambda k: GROUPS.index(k["group"]))
+    return tuple(sorted(out, key=lambda k: GROUPS.index(k.group)))
 
 
-def _gain(probes: list[Record]) -> Record:
+def _gain(probes: Probes) -> Kpi:
     """Synthesis gain: pack-hit % after synthesis minus before, in points."""
     syn = METRICS_BY_NAME[("accuracy", "pack hit")].outcomes(probes)
     rec = METRICS_BY_NAME[("accuracy", "pack hit (recall)")].outcomes(probes)
@@ -159,31 +157,41 @@ def _gain(probes: list[Record]) -> Record:
     return kpi("learning", "synthesis gain", gain, "points", UP, min(hit_syn.n, hit_rec.n))
 
 
-def _derived(probes: list[Record], scenarios: list[Record]) -> list[Record]:
+def _derived(probes: Probes, scenarios: Sequence[ScenarioResult]) -> list[Kpi]:
     """KPIs over what the engine built and holds (beliefs, facts, conflicts); null unless the
     engine builds (``built``) or can be inspected (``derived``)."""
-    syn = [s.get("synthesis", {}) for s in scenarios]
-    built = [s["built"] for s in syn if s.get("built") is not None]
-    tenants = [t for s in syn if s.get("derived") for t in s["derived"].values()]
+    syn = [s.synthesis for s in scenarios]
+    built = [s.builds.built for s in syn if s.builds is not None and s.builds.built is not None]
+    tenants = [t for s in syn if s.derived for t in s.derived.values()]
     inspected = bool(tenants)
 
-    def total(count: Callable[[Record], int]) -> int | None:
+    def total(count: Callable[[TenantDerived], int]) -> int | None:
         return sum(count(t) for t in tenants) if inspected else None
 
-    confidences = [c for t in tenants for c in t["confidences"]]
+    confidences = [c for t in tenants for c in t.confidences]
     mean_conf, ci = mean_ci(confidences)
     return [
         kpi("learning", "beliefs built", sum(built) if built else None, "count", None, len(built)),
-        kpi("learning", "beliefs held", total(lambda t: len(t["beliefs"])), "count", None, len(tenants)),
+        kpi("learning", "beliefs held", total(lambda t: len(t.beliefs)), "count", None, len(tenants)),
         kpi("learning", "beliefs not supported",
-            total(lambda t: sum(n for s, n in t["stances"].items() if s != "supported")), "count", None, len(tenants)),
-        kpi("learning", "facts held", total(lambda t: len(t["facts"])), "count", None, len(tenants)),
+            total(lambda t: sum(n for s, n in t.stances.items() if s != "supported")), "count", None, len(tenants)),
+        kpi("learning", "facts held", total(lambda t: len(t.facts)), "count", None, len(tenants)),
         kpi("learning", "belief confidence", mean_conf, "score", None, len(confidences), ci),
         *_conflicts(probes, scenarios),
     ]
 
 
-def _conflicts(probes: list[Record], scenarios: list[Record]) -> list[Record]:
+def _conflict_lines(scenarios: Sequence[ScenarioResult]) -> dict[str, list[str]]:
+    """Per scenario whose conflicts were inspected (every tenant's), the conflicts raised."""
+    out = {}
+    for s in scenarios:
+        derived = s.synthesis.derived
+        if derived and all(t.conflicts is not None for t in derived.values()):
+            out[s.id] = [c for t in derived.values() for c in t.conflicts or ()]
+    return out
+
+
+def _conflicts(probes: Probes, scenarios: Sequence[ScenarioResult]) -> list[Kpi]:
     """Planted conflicts flagged, spurious conflicts and conflicts raised.
 
     A planted conflict is a ``conflicts`` probe with ``expect`` words: it is flagged when its
@@ -192,14 +200,12 @@ def _conflicts(probes: list[Record], scenarios: list[Record]) -> list[Record]:
     spurious. Only scenarios whose conflicts were inspected count (engines with the
     ``conflicts`` capability); elsewhere these KPIs are null.
     """
-    lines = {s["id"]: [c for t in s["synthesis"]["derived"].values() for c in t["conflicts"]]
-             for s in scenarios if s.get("synthesis", {}).get("derived")
-             and all(t["conflicts"] is not None for t in s["synthesis"]["derived"].values())}
+    lines = _conflict_lines(scenarios)
     planted: dict[tuple[str, str], bool] = {}
     for p in probes:
-        if p["scenario"] in lines and "conflicts" in p["groups"] and p["expect"]:
-            planted[(p["scenario"], p["id"])] = any(_flags(line, p) for line in lines[p["scenario"]])
-    feeding = {p["scenario"] for p in probes if {"conflicts", "freshness"} & set(p["groups"])}
+        if p.scenario in lines and "conflicts" in p.groups and p.expect:
+            planted[(p.scenario, p.id)] = any(_flags(line, p) for line in lines[p.scenario])
+    feeding = {p.scenario for p in probes if {"conflicts", "freshness"} & set(p.groups)}
     outside = [len(found) for sid, found in lines.items() if sid not in feeding]
     return [
         rate_kpi("conflicts", "planted conflicts flagged", rate(list(planted.values()))),
@@ -209,54 +215,55 @@ def _conflicts(probes: list[Record], scenarios: list[Record]) -> list[Record]:
     ]
 
 
-def _flags(line: str, p: Record) -> bool:
-    expect, mode = tuple(p["expect"]), p["match"]
-    return holds_all(line, expect, mode) or any(holds_all(line, tuple(a), mode) for a in p["accept"])
+def _flags(line: str, p: ProbeResult) -> bool:
+    return holds_all(line, p.expect, p.match) or any(holds_all(line, a, p.match) for a in p.accept)
 
 
-def _cost(probes: list[Record], usage: Record | None, answerer: Record | None) -> list[Record]:
+def _cost(probes: Probes, usage: Usage | None, answerer: Answerer | None) -> list[Kpi]:
     """Pack tokens, the engine's model usage (total and by role), the answerer's, and the cost
     per correct answer = (engine $ + answerer $) ÷ correct answers over both phases (model-graded
     when any probe was, else extractive); null without an engine price or with no correct answer."""
-    scored = [p for p in probes if p["status"] == "scored"]
-    tokens = [float(p["tokens"]) for p in scored if p["tokens"] is not None]
+    scored = [p for p in probes if p.scored]
+    tokens = [float(p.tokens) for p in scored if p.tokens is not None]
     mean, ci = mean_ci(tokens)
-    u, a = usage or {}, answerer or {}
-    calls = u.get("calls", 0)
+    calls = usage.calls if usage else 0
+    engine_usd = usage.cost_usd if usage else None
     out = [
         kpi("cost", "pack tokens (mean)", mean, "tokens", DOWN, len(tokens), ci),
-        kpi("cost", "engine models $", u.get("cost_usd"), "usd", DOWN, calls),
-        kpi("cost", "engine model calls", u.get("calls"), "count", DOWN, calls),
-        kpi("cost", "engine model tokens", u.get("tokens"), "tokens", DOWN, calls),
+        kpi("cost", "engine models $", engine_usd, "usd", DOWN, calls),
+        kpi("cost", "engine model calls", usage.calls if usage else None, "count", DOWN, calls),
+        kpi("cost", "engine model tokens", usage.tokens if usage else None, "tokens", DOWN, calls),
     ]
-    out += [kpi("cost", f"engine $: {role}", cost, "usd", DOWN, calls) for role, cost in sorted(u.get("by_role", {}).items())]
+    roles = sorted(usage.by_role.items()) if usage else []
+    out += [kpi("cost", f"engine $: {role}", cost, "usd", DOWN, calls) for role, cost in roles]
+    answerer_calls = answerer.calls if answerer else 0
     out += [
-        kpi("cost", "answerer $", a.get("cost_usd"), "usd", DOWN, a.get("calls", 0)),
-        kpi("cost", "answerer tokens", a.get("tokens"), "tokens", DOWN, a.get("calls", 0)),
-        _per_correct(scored, u.get("cost_usd"), a.get("cost_usd") if answerer else 0.0),
+        kpi("cost", "answerer $", answerer.cost_usd if answerer else None, "usd", DOWN, answerer_calls),
+        kpi("cost", "answerer tokens", answerer.tokens if answerer else None, "tokens", DOWN, answerer_calls),
+        _per_correct(scored, engine_usd, answerer.cost_usd if answerer else 0.0),
     ]
     return out
 
 
-def _per_correct(scored: list[Record], engine_usd: float | None, answerer_usd: float | None) -> Record:
-    graded = "llm_ok" if any(p["llm_ok"] is not None for p in scored) else "answer_ok"
-    correct = sum(1 for p in scored if p[graded])
-    known = engine_usd is not None and answerer_usd is not None and correct > 0
-    value = (engine_usd + answerer_usd) / correct if known else None  # type: ignore[operator]
+def _per_correct(scored: list[ProbeResult], engine_usd: float | None, answerer_usd: float | None) -> Kpi:
+    by_model = any(p.llm_ok is not None for p in scored)
+    correct = sum(1 for p in scored if (p.llm_ok if by_model else p.answer_ok))
+    value = (engine_usd + answerer_usd) / correct if engine_usd is not None and answerer_usd is not None and correct > 0 \
+        else None
     return kpi("cost", "per correct answer", value, "usd", DOWN, correct)
 
 
-def _percentile_kpi(name: str, samples: list[float], label: str, q: float) -> Record:
+def _percentile_kpi(name: str, samples: list[float], label: str, q: float) -> Kpi:
     """A latency percentile; null below ceil(1 / (1 − q)) samples, where it would be the maximum."""
     enough = len(samples) >= math.ceil(round(1 / (1 - q), 6)) if q > 0.5 else bool(samples)
     return kpi("latency", f"{name} {label}", percentile(samples, q) if enough else None, "ms", DOWN, len(samples))
 
 
-def _latency(timings: dict[str, list[float]]) -> list[Record]:
-    pre = [v for k, vs in timings.items() if k.startswith("pre_turn") for v in vs]
-    probe = [v for k, vs in timings.items() if k.startswith("probe ") for v in vs]
-    drain = timings.get("enrichment (queue drained)", [])
-    builds = timings.get("synthesis (all builds)", [])
+def _latency(timings: dict[TimingLabel, tuple[float, ...]]) -> list[Kpi]:
+    pre = [v for k, vs in timings.items() if k.is_pre_turn for v in vs]
+    probe = [v for k, vs in timings.items() if k.is_probe for v in vs]
+    drain = timings.get(TimingLabel.DRAIN, ())
+    builds = timings.get(TimingLabel.BUILDS, ())
     out = [_percentile_kpi(name, samples, label, q) for name, samples in (("pre_turn", pre), ("probe", probe))
            for label, q in (("p50", .5), ("p95", .95), ("p99", .99))]
     out.append(kpi("latency", "enrichment drain", sum(drain) if drain else None, "ms", DOWN, len(drain)))

@@ -1,4 +1,4 @@
-"""Scoring one probe's pack (and answers) into its run.json record.
+"""Scoring one probe's pack (and answers) into its :class:`~memeval.record.ProbeResult`.
 
 Statuses: ``scored``; ``unsupported`` (the engine lacks a capability the probe needs);
 ``errored`` (the call failed; ``reason`` says why). Only scored probes carry numbers; every
@@ -8,9 +8,10 @@ other field is null, never 0.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import replace
 
 from memeval.pack import units
+from memeval.record import Phase, ProbeResult, ProbeStatus
 from memeval.score.extractive import extract_answer
 from memeval.score.match import contains, grade, holds_all
 from memeval.spec.model import Probe
@@ -24,58 +25,52 @@ def says_unknown(answer: str | None) -> bool:
     return answer is not None and bool(_UNKNOWN.search(answer))
 
 
-def base_record(scenario: str, probe: Probe, phase: str) -> dict[str, Any]:
-    """The fields every probe record has, whatever its status."""
-    return {
-        "scenario": scenario, "phase": phase, "id": probe.id, "route": probe.route, "style": probe.style,
-        "groups": list(probe.groups), "abstain": probe.abstain, "question": probe.question,
-        "expect": list(probe.expect), "accept": [list(a) for a in probe.accept], "stale": list(probe.stale),
-        "forbid": list(probe.forbid), "match": probe.match,
-        "status": "errored", "reason": None, "hit": None, "rank": None, "rr": None, "section": None,
-        "stale_present": None, "stale_first": None, "fresh_first": None, "leak_checked": False, "leak": None,
-        "leaked": [], "invented": None, "answer": None, "answer_ok": None, "llm_answer": None, "llm_ok": None,
-        "llm_tokens": None, "llm_cost_usd": None, "captured": None, "ms": None, "tokens": None, "units": None,
-        "pack": None,
-    }
+def unscored(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str) -> ProbeResult:
+    """The result of a probe that could not be scored (``errored`` or ``unsupported``)."""
+    return blank_result(scenario, probe, phase, status, reason)
 
 
-def unscored(scenario: str, probe: Probe, phase: str, status: str, reason: str) -> dict[str, Any]:
-    """The record of a probe that could not be scored (``errored`` or ``unsupported``)."""
-    record = base_record(scenario, probe, phase)
-    record.update(status=status, reason=reason)
-    return record
+def blank_result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str | None) -> ProbeResult:
+    """A result before anything is measured: the probe as the spec gave it, ``status`` and
+    ``reason``, every measured field None (never 0)."""
+    return ProbeResult(scenario=scenario, phase=phase, id=probe.id, route=probe.route, style=probe.style,  # type: ignore[arg-type]
+                       groups=tuple(probe.groups), abstain=probe.abstain, question=probe.question,
+                       expect=tuple(probe.expect), accept=tuple(tuple(a) for a in probe.accept),
+                       stale=tuple(probe.stale), forbid=tuple(probe.forbid), match=probe.match,  # type: ignore[arg-type]
+                       status=status, reason=reason, hit=None, rank=None, rr=None, section=None, stale_present=None,
+                       stale_first=None, fresh_first=None, leak_checked=False, leak=None, leaked=(), invented=None,
+                       answer=None, answer_ok=None, llm_answer=None, llm_ok=None, llm_tokens=None, llm_cost_usd=None,
+                       captured=None, ms=None, tokens=None, units=None, pack=None)
 
 
-def score_pack(scenario: str, probe: Probe, phase: str, markdown: str, tokens: int, ms: float,
-               derived: list[str] | None) -> dict[str, Any]:
+def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens: int, ms: float,
+               derived: list[str] | None) -> ProbeResult:
     """Score a pack against the probe. ``derived`` holds the engine's fact and belief lines after
     synthesis (None when the engine cannot be inspected or in the recall phase)."""
-    record = base_record(scenario, probe, phase)
     mode = probe.match
     found = units(markdown)
-    record.update(status="scored", ms=round(ms, 3), tokens=tokens, units=len(found), pack=markdown)
-    if probe.abstain:
-        invented = [s for s in probe.forbid if contains(markdown, s, mode)]
-        record.update(invented=bool(invented), leaked=invented)
-    else:
-        record.update(_ranking(probe, found, markdown, mode))
-        if probe.forbid:
-            leaked = [s for s in probe.forbid if contains(markdown, s, mode)]
-            record.update(leak_checked=True, leak=bool(leaked), leaked=leaked)
     answer = extract_answer(markdown, probe.question)
-    record.update(answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    result = replace(blank_result(scenario, probe, phase, "scored", None), ms=round(ms, 3), tokens=tokens, units=len(found),
+                     pack=markdown, answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
+    forbidden = tuple(s for s in probe.forbid if contains(markdown, s, mode))
+    if probe.abstain:
+        result = replace(result, invented=bool(forbidden), leaked=forbidden)
+    else:
+        result = _ranked(result, probe, found, markdown)
+        if probe.forbid:
+            result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
     if derived is not None and probe.expect:
         joined = "\n".join(derived)
-        record["captured"] = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
-    return record
+        captured = holds_all(joined, probe.expect, mode) or any(holds_all(joined, a, mode) for a in probe.accept)
+        result = replace(result, captured=captured)
+    return result
 
 
-def probe_from_record(record: dict[str, Any]) -> Probe:
-    """The parts of a Probe that grading reads, rebuilt from its run.json record."""
-    return Probe(id=record["id"], route=record["route"], agent="", tenant="", question=record["question"],
-                 style=record["style"], expect=tuple(record["expect"]), accept=tuple(tuple(a) for a in record["accept"]),
-                 stale=tuple(record["stale"]), forbid=tuple(record["forbid"]), abstain=record["abstain"],
-                 groups=tuple(record["groups"]), match=record["match"])
+def probe_from_record(result: ProbeResult) -> Probe:
+    """The parts of a Probe that grading reads, rebuilt from its recorded result."""
+    return Probe(id=result.id, route=result.route, agent="", tenant="", question=result.question, style=result.style,
+                 expect=result.expect, accept=result.accept, stale=result.stale, forbid=result.forbid,
+                 abstain=result.abstain, groups=result.groups, match=result.match)
 
 
 def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool:
@@ -89,17 +84,16 @@ def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> 
     return grade(answer, probe.expect, probe.accept, probe.stale, probe.match)
 
 
-def _ranking(probe: Probe, found: list[tuple[str, str]], markdown: str, mode: str) -> dict[str, Any]:
-    first = probe.expect[0]
-    rank = next((i for i, (_, text) in enumerate(found, 1) if contains(text, first, mode)), None)
-    out: dict[str, Any] = {
-        "hit": holds_all(markdown, probe.expect, mode),
-        "rank": rank,
-        "rr": round(1.0 / rank, 6) if rank else 0.0,
-        "section": found[rank - 1][0] if rank else None,
-    }
+def _ranked(result: ProbeResult, probe: Probe, found: list[tuple[str, str]], markdown: str) -> ProbeResult:
+    """``result`` with the ranking of the expected (and any stale) value in the pack's units."""
+    mode = probe.match
+    rank = next((i for i, (_, text) in enumerate(found, 1) if contains(text, probe.expect[0], mode)), None)
+    hit = holds_all(markdown, probe.expect, mode)
+    result = replace(result, hit=hit, rank=rank, rr=round(1.0 / rank, 6) if rank else 0.0,
+                     section=found[rank - 1][0] if rank else None)
     if probe.stale:
         stale_rank = next((i for i, (_, text) in enumerate(found, 1) if any(contains(text, s, mode) for s in probe.stale)), None)
         stale_first = stale_rank is not None and (rank is None or stale_rank < rank)
-        out.update(stale_present=stale_rank is not None, stale_first=stale_first, fresh_first=out["hit"] and not stale_first)
-    return out
+        result = replace(result, stale_present=stale_rank is not None, stale_first=stale_first,
+                         fresh_first=hit and not stale_first)
+    return result

@@ -32,11 +32,6 @@ class Rate:
         """``NN% (k/n)``, or ``–`` when n = 0."""
         return "–" if not self.n else f"{round(100 * self.k / self.n)}% ({self.k}/{self.n})"
 
-    def to_json(self) -> dict[str, object]:
-        """``{k, n, value, ci95}`` for run.json."""
-        ci = self.wilson()
-        return {"k": self.k, "n": self.n, "value": self.value, "ci95": list(ci) if ci else None}
-
 
 def rate(flags: list[bool | None]) -> Rate:
     """A rate over the non-null flags."""
@@ -85,7 +80,7 @@ def binomial_two_sided(k: int, n: int) -> float:
     if n == 0:
         return 1.0
     tail = min(k, n - k)
-    p = sum(math.comb(n, i) for i in range(tail + 1)) / 2 ** n
+    p: float = sum(math.comb(n, i) for i in range(tail + 1)) / 2 ** n
     return min(1.0, 2 * p)
 
 

@@ -1,4 +1,4 @@
-"""Totals over probe records: per scenario and phase, overall, by style, and latency.
+"""Totals over probe results: per scenario and phase, overall, by style, and latency.
 
 Every rate is a :class:`Rate` (k of n, Wilson interval); MRR is the mean reciprocal rank over
 scored non-abstention probes (a miss counts 0). Only ``scored`` probes count; ``errored`` and
@@ -7,62 +7,66 @@ scored non-abstention probes (a miss counts 0). Only ``scored`` probes count; ``
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable, Sequence
 
-from memeval.score.stats import percentile, rate
+from memeval.record import PHASES, STYLES, LatencyRow, MeanValue, Phase, PhaseTotals, ProbeResult, RateValue, \
+    TimingLabel, Totals
+from memeval.score.stats import Rate, percentile, rate
 
 PERCENTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
 
 
-def totals(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Totals for a set of probe records (one phase, usually)."""
-    records = list(records)
-    scored = [r for r in records if r["status"] == "scored"]
-    ranked = [r for r in scored if not r["abstain"]]
-    rr = [r["rr"] for r in ranked if r["rr"] is not None]
-    return {
-        "probes": len(records),
-        "scored": len(scored),
-        "errored": sum(1 for r in records if r["status"] == "errored"),
-        "unsupported": sum(1 for r in records if r["status"] == "unsupported"),
-        "pack_hit": rate([r["hit"] for r in ranked]).to_json(),
-        "mrr": {"value": round(sum(rr) / len(rr), 4) if rr else None, "n": len(rr)},
-        "extractive": rate([r["answer_ok"] for r in scored]).to_json(),
-        "model": rate([r["llm_ok"] for r in scored]).to_json(),
-        "captured": rate([r["captured"] for r in scored]).to_json(),
-        "fresh_first": rate([r["fresh_first"] for r in scored]).to_json(),
-        "leaks": rate([r["leak"] for r in scored if r["leak_checked"]]).to_json(),
-        "abstained": rate([not r["invented"] if r["invented"] is not None else None for r in scored]).to_json(),
-        "pack_tokens": _mean([r["tokens"] for r in scored]),
-    }
+def totals(results: Iterable[ProbeResult]) -> Totals:
+    """Totals for a set of probe results (one phase, usually)."""
+    results = list(results)
+    scored = [r for r in results if r.scored]
+    ranked = [r for r in scored if not r.abstain]
+    rr = [r.rr for r in ranked if r.rr is not None]
+    return Totals(
+        probes=len(results),
+        scored=len(scored),
+        errored=sum(1 for r in results if r.status == "errored"),
+        unsupported=sum(1 for r in results if r.status == "unsupported"),
+        pack_hit=rate_value(rate([r.hit for r in ranked])),
+        mrr=MeanValue(round(sum(rr) / len(rr), 4) if rr else None, len(rr)),
+        extractive=rate_value(rate([r.answer_ok for r in scored])),
+        model=rate_value(rate([r.llm_ok for r in scored])),
+        captured=rate_value(rate([r.captured for r in scored])),
+        fresh_first=rate_value(rate([r.fresh_first for r in scored])),
+        leaks=rate_value(rate([r.leak for r in scored if r.leak_checked])),
+        abstained=rate_value(rate([not r.invented if r.invented is not None else None for r in scored])),
+        pack_tokens=_mean([r.tokens for r in scored]),
+    )
 
 
-def breakdown(records: list[dict[str, Any]]) -> dict[str, Any]:
+def rate_value(r: Rate) -> RateValue:
+    """A rate as the record holds it: k, n, value and the Wilson interval."""
+    return RateValue(r.k, r.n, r.value, r.wilson())
+
+
+def breakdown(results: Sequence[ProbeResult]) -> dict[Phase, PhaseTotals]:
     """Totals per phase: overall, per scenario, and per question style."""
-    out: dict[str, Any] = {}
-    for phase in sorted({r["phase"] for r in records}, key=["recall", "synthesis"].index):
-        in_phase = [r for r in records if r["phase"] == phase]
-        out[phase] = {
-            "all": totals(in_phase),
-            "scenarios": {s: totals(r for r in in_phase if r["scenario"] == s)
-                          for s in dict.fromkeys(r["scenario"] for r in in_phase)},
-            "styles": {s: totals(r for r in in_phase if r["style"] == s) for s in ("lexical", "paraphrase")},
-        }
+    out: dict[Phase, PhaseTotals] = {}
+    for phase in [p for p in PHASES if any(r.phase == p for r in results)]:
+        in_phase = [r for r in results if r.phase == phase]
+        out[phase] = PhaseTotals(
+            all=totals(in_phase),
+            scenarios={s: totals(r for r in in_phase if r.scenario == s) for s in dict.fromkeys(r.scenario for r in in_phase)},
+            styles={s: totals(r for r in in_phase if r.style == s) for s in STYLES},
+        )
     return out
 
 
-def latency(samples: dict[str, list[float]]) -> dict[str, dict[str, Any]]:
+def latency(samples: dict[TimingLabel, tuple[float, ...]]) -> dict[TimingLabel, LatencyRow]:
     """n, p50, p95, p99 and max (ms) per timing label; percentiles are null with no samples."""
     out = {}
     for label, values in samples.items():
-        row: dict[str, Any] = {"n": len(values)}
-        for name, q in PERCENTILES:
-            row[name] = percentile(values, q)
-        row["max"] = max(values) if values else None
-        out[label] = row
+        vs = list(values)
+        p50, p95, p99 = (percentile(vs, q) for _, q in PERCENTILES)
+        out[label] = LatencyRow(len(vs), p50, p95, p99, max(vs) if vs else None)
     return out
 
 
-def _mean(values: list[float | None]) -> dict[str, Any]:
+def _mean(values: list[int | None]) -> MeanValue:
     known = [v for v in values if v is not None]
-    return {"value": round(sum(known) / len(known), 2) if known else None, "n": len(known)}
+    return MeanValue(round(sum(known) / len(known), 2) if known else None, len(known))

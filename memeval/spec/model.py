@@ -118,6 +118,12 @@ class Probe:
         """Whether the probe has something to score (an expectation or an abstention)."""
         return bool(self.expect) or self.abstain
 
+    @property
+    def checks_forgetting(self) -> bool:
+        """Whether the probe checks what the scenario's declared forgets removed: on an engine
+        that made none it has nothing to check (it is then unsupported, not a miss)."""
+        return "forgetting" in self.groups
+
 
 @dataclass(frozen=True)
 class Scenario:

@@ -8,8 +8,8 @@ the run process gets the server's URL through the adapter's ``url_env`` so it st
 Drift guard: the flags the server reported (run.json ``flags``, within the matrix's
 ``flag_prefix``) must equal the profile's intended flags; any difference fails the cell. A server
 that reports no flags cannot be checked: run.json then holds the intended flags and
-``sweep.flags_checked`` is false. run.json also gets the ``profile`` and a ``sweep`` record, and
-run.md and run.html are rendered again from it.
+``sweep.flags_checked`` is false. The run record is replaced by one with the ``profile`` and a
+``sweep`` note, and run.json, run.md and run.html are written again from it.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
-from typing import Any
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from memeval.engines.server import adapter_url_env, start_engine_server
 from memeval.errors import MemevalError
+from memeval.record import JsonObject, SweepNote
 from memeval.report.files import read_run
 from memeval.report.publish import publish
 from memeval.spec.matrix import Matrix, is_secret
@@ -47,7 +47,7 @@ class CellResult:
     seconds: float | None = None
     drift: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{profile, repeat, label, status, reason, port, seconds, drift, folder}``."""
         return {"profile": self.cell.profile.name, "repeat": self.cell.repeat, "label": self.cell.label,
                 "status": self.status, "reason": self.reason, "port": self.port,
@@ -142,16 +142,15 @@ def _check(matrix: Matrix, cell: Cell, code: int | str) -> CellResult:
         return CellResult(cell, "failed", f"the run exited {code} without run.json: {_last_line(cell)}")
     record = read_run(path)
     intended = matrix.intended_flags(cell.profile)
-    reported = {k: v for k, v in (record.get("flags") or {}).items() if k.startswith(matrix.flag_prefix)}
+    reported = {k: v for k, v in record.flags.items() if k.startswith(matrix.flag_prefix)}
     found = drift(intended, reported) if reported else []
-    record.update(profile=cell.profile.name, flags=reported or intended)
-    record["sweep"] = {"matrix": matrix.name, "profile": cell.profile.name, "repeat": cell.repeat,
-                       "intended_flags": intended, "flags_checked": bool(reported), "drift": found}
+    note = SweepNote(matrix.name, cell.profile.name, cell.repeat, intended, bool(reported), tuple(found))
+    record = replace(record, profile=cell.profile.name, flags=reported or intended, sweep=note)
     publish(record, cell.folder)
     if found:
         return CellResult(cell, "failed", f"flag drift: {'; '.join(found)}", drift=found)
     if code != 0:
-        errors = [f"{s['id']}: {s['error']}" for s in record["scenarios"] if s.get("error")]
+        errors = [f"{s.id}: {s.error}" for s in record.scenarios if s.error]
         return CellResult(cell, "failed", f"the run exited {code}: {'; '.join(errors) or _last_line(cell)}")
     return CellResult(cell, "ok")
 

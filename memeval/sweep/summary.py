@@ -4,18 +4,21 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import cast
 
 from memeval.compare import compare_records, render_comparison
+from memeval.compare.table import Comparison
+from memeval.record import JsonObject
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult
 
-Record = dict[str, Any]
+Summary = JsonObject
+"""summary.json's content: JSON data written as it is built."""
 
 
-def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> Record:
+def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> Summary:
     """summary.json: the matrix, every cell's outcome, skipped profiles, and the comparison of
     the cells that completed (null when none did)."""
     records = [read_run(os.path.join(r.cell.folder, "run.json")) for r in results if r.status == "ok"]
@@ -27,11 +30,18 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> 
     }
 
 
-def write_summary(folder: str, summary: Record, templates: str | None = None) -> str:
+def write_summary(folder: str, summary: Summary, templates: str | None = None) -> str:
     """Write summary.json and summary.md into ``folder``; return the Markdown."""
-    cells = [{**c, "reason": (c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH,
-              "seconds": DASH if c["seconds"] is None else f"{c['seconds']:.1f}"} for c in summary["cells"]]
-    text = render_comparison(summary["comparison"], "summary.md.j2", templates, sweep=summary, cells=cells)
+    cells = [_cell_row(c) for c in cast(list[JsonObject], summary["cells"])]
+    comparison = cast(Comparison | None, summary["comparison"])
+    text = render_comparison(comparison, "summary.md.j2", templates, sweep=summary, cells=cells)
     write_json(os.path.join(folder, "summary.json"), summary)
     write_text(os.path.join(folder, "summary.md"), text)
     return text
+
+
+def _cell_row(c: JsonObject) -> JsonObject:
+    """One row of the cells table, formatted."""
+    seconds = c["seconds"]
+    return {**c, "reason": str(c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH,
+            "seconds": f"{seconds:.1f}" if isinstance(seconds, (int, float)) else DASH}

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 from memeval.cli import cli
 from memeval.compare import compare_records, render_comparison
 from memeval.errors import UsageError
-from memeval.report.files import write_json
+from memeval.record import Usage
+from memeval.report.files import write_text
 from tests.compare.factory import hits, probe, run
 from tests.conftest import cli as run_cli
 
@@ -59,8 +60,8 @@ def test_repeats_are_averaged_and_their_spread_is_noise():
 
 
 def test_worse_and_changed_marks_and_latency_floor():
-    base = run(hits(20, 20), profile="baseline", timings={"pre_turn x": [10.0], "synthesis (all builds)": [100.0]})
-    other = run(hits(5, 20), profile="slow", timings={"pre_turn x": [14.0], "synthesis (all builds)": [200.0]})
+    base = run(hits(20, 20), profile="baseline", timings={"pre_turn (recall)": [10.0], "synthesis (all builds)": [100.0]})
+    other = run(hits(5, 20), profile="slow", timings={"pre_turn (recall)": [14.0], "synthesis (all builds)": [200.0]})
     comparison = compare_records([base, other])
     assert cell(comparison, "pack hit", "slow")["mark"] == "▼"
     assert cell(comparison, "pre_turn p50", "slow")["mark"] == "~"  # +4 ms is under the 5 ms floor
@@ -90,7 +91,7 @@ def _write_runs(tmp_path, *records) -> list[str]:
     paths = []
     for i, record in enumerate(records):
         path = str(tmp_path / f"run{i}.json")
-        write_json(path, record)
+        write_text(path, record.dumps())
         paths.append(path)
     return paths
 
@@ -121,12 +122,12 @@ def test_errors_exit_2_naming_the_file(tmp_path, capsys, content, message):
 def test_compare_text_golden(golden):
     timings = {"pre_turn (log + recall)": [10.0, 12.0], "probe ask": [20.0]}
     base = [run(hits(12, 20) + hits(3, 4, "conf"), label=f"baseline-r{r}", profile="baseline", timings=timings,
-                flags={"CORTEX_ENTITY_GRAPH": "1"}, usage={"calls": 40, "tokens": 4000, "cost_usd": 0.4, "by_role": {}})
+                flags={"CORTEX_ENTITY_GRAPH": "1"}, usage=Usage(40, 4000, 0.4, {}))
             for r in (1, 2)]
     graph = [run(hits(19, 20) + hits(3, 4, "conf"), label=f"no-graph-r{r}", profile="no-graph", timings=timings,
-                 flags={"CORTEX_ENTITY_GRAPH": "0"}, usage={"calls": 20, "tokens": 2000, "cost_usd": 0.2, "by_role": {}})
+                 flags={"CORTEX_ENTITY_GRAPH": "0"}, usage=Usage(20, 2000, 0.2, {}))
              for r in (1, 2)]
     same = [run(hits(13, 20) + hits(3, 4, "conf"), label="salience-high-r1", profile="salience-high", timings=timings,
                 flags={"CORTEX_ENTITY_GRAPH": "1", "CORTEX_SALIENCE_WEIGHT": "0.3"},
-                usage={"calls": 41, "tokens": 4100, "cost_usd": 0.41, "by_role": {}})]
+                usage=Usage(41, 4100, 0.41, {}))]
     golden("compare-sweep.txt", render_comparison(compare_records(base + graph + same)))

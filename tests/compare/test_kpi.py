@@ -7,7 +7,8 @@ from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
 from memeval.score.kpi import GROUPS
 from memeval.spec.load import load_suite
-from tests.compare.factory import probe, run, scenario, value
+from memeval.record import Usage
+from tests.compare.factory import answerer, probe, run, scenario, value
 from tests.conftest import FIXTURES
 
 
@@ -44,8 +45,8 @@ def test_a_planted_word_missing_from_the_conflicts_is_not_flagged():
 
 def test_cost_per_correct_answer_is_engine_plus_answerer_over_correct():
     probes = [probe("a", True, llm_ok=True), probe("b", True, llm_ok=False)]
-    record = run(probes, usage={"calls": 10, "tokens": 900, "cost_usd": 2.0, "by_role": {"enrichment": 1.5}},
-                 answerer={"calls": 2, "tokens": 300, "cost_usd": 1.0})
+    record = run(probes, usage=Usage(calls=10, tokens=900, cost_usd=2.0, by_role={"enrichment": 1.5}),
+                 answers=answerer(2, 300, 1.0))
     assert value(record, "per correct answer") == 3.0
     assert value(record, "engine $: enrichment") == 1.5
     assert value(record, "engine model calls") == 10
@@ -53,10 +54,11 @@ def test_cost_per_correct_answer_is_engine_plus_answerer_over_correct():
 
 def test_rates_and_means_carry_n_and_an_interval():
     record = run([probe("a", True), probe("b", False)])
-    hit = next(k for k in record["kpis"] if k["name"] == "pack hit")
-    mrr = next(k for k in record["kpis"] if k["name"] == "MRR")
-    assert (hit["unit"], hit["better"], hit["n"]) == ("pct", "up", 2) and hit["ci95"][0] < 50 < hit["ci95"][1]
-    assert (mrr["unit"], mrr["n"], mrr["value"]) == ("score", 2, 0.5) and mrr["ci95"] is not None
+    hit = next(k for k in record.kpis if k.name == "pack hit")
+    mrr = next(k for k in record.kpis if k.name == "MRR")
+    assert hit.ci95 is not None
+    assert (hit.unit, hit.better, hit.n) == ("pct", "up", 2) and hit.ci95[0] < 50 < hit.ci95[1]
+    assert (mrr.unit, mrr.n, mrr.value) == ("score", 2, 0.5) and mrr.ci95 is not None
 
 
 def test_percentiles_need_enough_samples():
@@ -71,12 +73,12 @@ def test_engine_only_kpis_are_null_on_the_reference_engine():
     suite = load_suite(f"{FIXTURES}/mini.yaml")
     engine = resolve_engine("reference").create()
     record = run_suite(suite, engine, RunOptions())
-    kpis = {k["name"]: k for k in record["kpis"]}
+    kpis = {k.name: k for k in record.kpis}
     for name in ("engine models $", "engine model calls", "engine model tokens", "per correct answer",
                  "enrichment drain", "answerer $", "model answer", "lesson answered"):
-        assert kpis[name]["value"] is None, name
-    assert kpis["pack hit"]["value"] is not None
+        assert kpis[name].value is None, name
+    assert kpis["pack hit"].value is not None
     # every group is one block, and the blocks come in the order GROUPS gives (as reports show them)
-    groups = [k["group"] for k in record["kpis"]]
+    groups = [k.group for k in record.kpis]
     blocks = [g for i, g in enumerate(groups) if i == 0 or groups[i - 1] != g]
     assert blocks == list(GROUPS)

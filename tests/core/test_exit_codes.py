@@ -45,7 +45,7 @@ def test_1_a_regression_with_fail_on_regression(tmp_path: Path, capsys) -> None:
     paths = []
     for name, count in (("baseline", 19), ("worse", 4)):
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps(run(hits(count, 20), label=name, profile=name)))
+        path.write_text(json.dumps(run(hits(count, 20), label=name, profile=name).to_json()))
         paths.append(str(path))
     assert cli(["compare", *paths]) == 0
     capsys.readouterr()

@@ -12,6 +12,7 @@ repeats). ``pytest --update-goldens`` rewrites the goldens after a deliberate ch
 from __future__ import annotations
 
 import glob
+from dataclasses import replace
 import json
 import os
 from collections.abc import Callable
@@ -22,6 +23,8 @@ from typing import Any
 import pytest
 
 from memeval.compare import compare_files, render_comparison
+from memeval.record import RunRecord
+from memeval.report.files import read_run
 from memeval.report.render import render
 from memeval.sweep.summary import write_summary
 from tests.conftest import FIXTURES, cli
@@ -31,9 +34,8 @@ SWEEP = os.path.join(RECORDS, "sweep")
 Golden = Callable[[str, str], None]
 
 
-def _record(name: str) -> dict[str, Any]:
-    with open(os.path.join(RECORDS, f"{name}.json"), encoding="utf-8") as fh:
-        return json.load(fh)
+def _record(name: str) -> RunRecord:
+    return read_run(os.path.join(RECORDS, f"{name}.json"))
 
 
 def _cells() -> list[str]:
@@ -107,7 +109,7 @@ class Outline(HTMLParser):
             self._text = None
 
 
-def _outline(record: dict[str, Any]) -> Outline:
+def _outline(record: RunRecord) -> Outline:
     outline = Outline()
     outline.feed(render(record, "run.html.j2"))
     outline.close()
@@ -118,29 +120,30 @@ def _outline(record: dict[str, Any]) -> Outline:
 def test_run_html_structure(name: str) -> None:
     record = _record(name)
     page = _outline(record)
-    assert page.headings == [("h1", f"memeval run: {record['label']}"), ("h2", "Accuracy"), ("h2", "By question style"),
+    assert page.headings == [("h1", f"memeval run: {record.label}"), ("h2", "Accuracy"), ("h2", "By question style"),
                              ("h2", "Latency (ms)"), ("h2", "KPIs"), ("h2", "Probes")]
     tables = {t["under"]: t for t in page.tables}
     assert list(tables) == ["Accuracy", "By question style", "Latency (ms)", "KPIs"]
-    phases = {(p["scenario"], p["phase"]) for p in record["probes"]}
+    phases = {(p.scenario, p.phase) for p in record.probes}
     # one row per scenario and phase, and an "all" row per phase
     assert len(tables["Accuracy"]["rows"]) == len(phases) + len({phase for _, phase in phases})
-    assert len(tables["Latency (ms)"]["rows"]) == len(record["timings"])
-    assert [(row[0], row[1]) for row in tables["KPIs"]["rows"]] == [(k["group"], k["name"]) for k in record["kpis"]]
+    assert len(tables["Latency (ms)"]["rows"]) == len(record.timings)
+    assert [(row[0], row[1]) for row in tables["KPIs"]["rows"]] == [(k.group, k.name) for k in record.kpis]
     for table in tables.values():
         assert all(len(row) == len(table["header"]) for row in table["rows"]), table["under"]
     # one <details> per probe record, in order, its pack shown whole (and unescaped back to the text)
-    assert len(page.details) == len(record["probes"])
-    for probe, shown in zip(record["probes"], page.details):
-        assert shown["summary"].startswith(f"{probe['scenario']} · {probe['phase']} · {probe['id']} · ")
-        assert shown["pre"] == (probe["pack"] or "")
-        missed = probe["status"] == "scored" and probe["hit"] is False
-        assert (shown["class"] == "miss") is missed, probe["id"]
+    assert len(page.details) == len(record.probes)
+    for probe, shown in zip(record.probes, page.details):
+        assert shown["summary"].startswith(f"{probe.scenario} · {probe.phase} · {probe.id} · ")
+        assert shown["pre"] == (probe.pack or "")
+        missed = probe.status == "scored" and probe.hit is False
+        assert (shown["class"] == "miss") is missed, probe.id
 
 
 def test_run_html_keeps_markup_in_a_pack_as_text() -> None:
     record = _record("mini-reference")
-    record["probes"][0]["pack"] = "# Memory\n- <script>alert('x')</script><h2>KPIs</h2>"
+    pack = "# Memory\n- <script>alert('x')</script><h2>KPIs</h2>"
+    record = replace(record, probes=(replace(record.probes[0], pack=pack), *record.probes[1:]))
     page = _outline(record)
-    assert page.details[0]["pre"] == record["probes"][0]["pack"]  # text, not elements
+    assert page.details[0]["pre"] == pack  # text, not elements
     assert [h for h in page.headings if h[1] == "KPIs"] == [("h2", "KPIs")]

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from memeval.engines.reference import create
+from memeval.record import Cleanup
 from memeval.report.files import read_run
 from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
@@ -33,11 +34,11 @@ def mini_run(tmp_path_factory) -> Path:
 
 def test_run_writes_a_schema_valid_record_and_report(mini_run):
     record = read_run(str(mini_run / "run.json"))
-    jsonschema.Draft202012Validator(schema("run")).validate(record)
-    assert record["format_version"] == 1 and len(record["suite"]["sha256"]) == 64
-    assert {p["status"] for p in record["probes"]} == {"scored"}
-    assert all(p["pack"].startswith("# Memory") or p["pack"].startswith("---") for p in record["probes"])
-    assert all(s["cleanup"]["forgotten"] for s in record["scenarios"])
+    jsonschema.Draft202012Validator(schema("run")).validate(record.to_json())
+    assert record.format_version == 1 and len(record.suite.sha256) == 64
+    assert {p.status for p in record.probes} == {"scored"}
+    assert all((p.pack or "").startswith(("# Memory", "---")) for p in record.probes)
+    assert all(s.cleanup.forgotten for s in record.scenarios)
     report = (mini_run / "run.md").read_text()
     assert "## Accuracy" in report and "## KPIs" in report and "## Latency (ms)" in report
 
@@ -55,7 +56,7 @@ def test_forget_all_leaves_every_tenant_empty():
     suite = load_suite(MINI)
     engine = create({"embedder": "none"})
     record = run_suite(suite, engine, RunOptions(label="t"))
-    tenants = [ns for scenario in record["scenarios"] for ns in scenario["tenants"].values()]
+    tenants = [ns for scenario in record.scenarios for ns in scenario.tenants.values()]
     assert tenants, "the run names no tenant: nothing to check"
     for ns in tenants:
         assert engine.page(ns).items == ()
@@ -64,9 +65,9 @@ def test_forget_all_leaves_every_tenant_empty():
 def test_keep_leaves_the_data():
     engine = create({"embedder": "none"})
     record = run_suite(load_suite(MINI), engine, RunOptions(label="t", keep=True))
-    tenants = record["scenarios"][0]["tenants"]
+    tenants = record.scenarios[0].tenants
     assert engine.page(tenants["acme"]).items
-    assert record["scenarios"][0]["cleanup"] == {"forgotten": False, "reason": "kept (--keep)"}
+    assert record.scenarios[0].cleanup == Cleanup(forgotten=False, reason="kept (--keep)")
 
 
 @pytest.mark.parametrize("mode", ["read_only", "isolated"])
@@ -74,32 +75,32 @@ def test_a_probe_question_never_reaches_another_probes_pack(mode):
     suite = load_suite(MINI)
     suite = suite.__class__(**{**suite.__dict__, "agent": suite.agent.__class__(probe_questions=mode)})
     record = run_suite(suite, create({"embedder": "none"}), RunOptions(label="t"))
-    questions = {p["question"] for p in record["probes"]}
-    for probe in record["probes"]:
+    questions = {p.question for p in record.probes}
+    for probe in record.probes:
         for question in questions:
-            assert question not in probe["pack"], (mode, probe["id"], question)
+            assert question not in (probe.pack or ""), (mode, probe.id, question)
 
 
 def test_the_forgetting_probe_sees_no_residue_and_leaks_are_caught():
     suite = load_suite(MINI)
     record = run_suite(suite, create({"embedder": "none"}), RunOptions(label="t"))
-    forgot = next(p for p in record["probes"] if p["id"] == "forgot-vault")
-    assert forgot["invented"] is False and "7741" not in forgot["pack"]
+    forgot = next(p for p in record.probes if p.id == "forgot-vault")
+    assert forgot.invented is False and "7741" not in (forgot.pack or "")
     # The same suite without its forget step: the document is still there and the probe must say so.
     unforgotten = replace(suite, scenarios=tuple(replace(s, forget=()) for s in suite.scenarios))
     record = run_suite(unforgotten, create({"embedder": "none"}), RunOptions(label="t"))
-    leaked = next(p for p in record["probes"] if p["id"] == "forgot-vault")
-    assert "7741" in leaked["pack"] and leaked["invented"] is True
-    assert leaked["answer_ok"] is False
+    leaked = next(p for p in record.probes if p.id == "forgot-vault")
+    assert "7741" in (leaked.pack or "") and leaked.invented is True
+    assert leaked.answer_ok is False
 
 
 def test_html_report_escapes_untrusted_pack_text(mini_run):
     from memeval.report.render import render
 
     assert (mini_run / "run.html").exists()
-    record = read_run(str(mini_run / "run.json"))  # a fresh copy: the change stays here
-    record["probes"][0]["pack"] = "# Memory\n- <script>alert('x')</script>"
-    html = render(record, "run.html.j2")
+    record = read_run(str(mini_run / "run.json"))
+    first = replace(record.probes[0], pack="# Memory\n- <script>alert('x')</script>")
+    html = render(replace(record, probes=(first, *record.probes[1:])), "run.html.j2")
     assert "<script>alert" not in html and "&lt;script&gt;alert" in html
     assert html.startswith("<!doctype html>") and "<h2>KPIs</h2>" in html
 
@@ -114,7 +115,7 @@ def test_each_run_gets_its_own_folder_and_latest_names_the_newest(tmp_path, monk
     base = tmp_path / "runs" / "reference"
     runs = sorted(p.name for p in base.iterdir() if not p.is_symlink())
     records = [read_run(str(base / name / "run.json")) for name in runs]
-    assert len(runs) == 2 and [r["run_id"] for r in records] == runs
+    assert len(runs) == 2 and [r.run_id for r in records] == runs
     assert os.readlink(base / "latest") == max(runs, key=lambda n: os.path.getmtime(base / n / "run.json"))
     assert capsys.readouterr().err.splitlines()[-1] == f"wrote runs/reference/{os.readlink(base / 'latest')}/run.json, run.md and run.html"
 
@@ -129,7 +130,7 @@ def test_out_holding_another_run_is_refused_unless_force(tmp_path, capsys):
                                        "--force replaces it, or name another folder\n")
     assert (out / "run.json").read_bytes() == first
     assert cli(["run", MINI, "--out", str(out), "--quiet", "--force"]) == 0
-    assert read_run(str(out / "run.json"))["run_id"] != json.loads(first)["run_id"]
+    assert read_run(str(out / "run.json")).run_id != json.loads(first)["run_id"]
 
 
 def test_json_onto_a_file_that_is_not_this_runs_record_is_refused(tmp_path, capsys):
@@ -147,14 +148,14 @@ def test_json_onto_a_file_that_is_not_this_runs_record_is_refused(tmp_path, caps
     assert f"holds the record of run {json.loads(held)['run_id']}" in capsys.readouterr().err
     assert other.read_bytes() == held
     assert cli(["run", MINI, "--out", str(tmp_path / "d"), "--json", str(other), "--quiet", "--force"]) == 0
-    assert json.loads(other.read_bytes())["run_id"] == read_run(str(tmp_path / "d" / "run.json"))["run_id"]
+    assert json.loads(other.read_bytes())["run_id"] == read_run(str(tmp_path / "d" / "run.json")).run_id
 
 
 def test_json_of_the_same_run_is_rewritten_by_its_resume(tmp_path):
     out, copy = tmp_path / "out", tmp_path / "copy.json"
     assert cli(["run", MINI, "--out", str(out), "--json", str(copy), "--quiet"]) == 0
     assert cli(["run", MINI, "--resume", str(out), "--json", str(copy), "--quiet"]) == 0
-    assert read_run(str(copy))["run_id"] == read_run(str(out / "run.json"))["run_id"]
+    assert read_run(str(copy)).run_id == read_run(str(out / "run.json")).run_id
 
 
 # -- command lines that cannot work ---------------------------------------------------------------
@@ -174,7 +175,7 @@ def test_a_number_the_option_cannot_mean_is_refused(option, value, needs, tmp_pa
 
 def test_zero_enrich_wait_is_a_valid_cap(tmp_path):
     assert cli(["run", MINI, "--enrich-wait", "0", "--out", str(tmp_path), "--quiet", "--only", "office"]) == 0
-    assert read_run(str(tmp_path / "run.json"))["options"]["enrich_wait_s"] == 0
+    assert read_run(str(tmp_path / "run.json")).options.enrich_wait_s == 0
 
 
 @pytest.mark.parametrize("label", ["a\nb", "run\n", "tab\there", "nul\x00", "esc\x1b[31m", "a/b", "a\\b", ".."])

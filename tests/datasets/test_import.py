@@ -51,9 +51,9 @@ def test_imported_suites_validate_and_run_on_the_reference_engine(lme_suite, tmp
     assert cli(["validate", str(out / "suite.yaml")]) == 0
     assert cli(["run", str(out / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     record = read_run(str(tmp_path / "run" / "run.json"))
-    probes = {p["scenario"]: p for p in record["probes"] if p["phase"] == "recall"}
+    probes = {p.scenario: p for p in record.probes if p.phase == "recall"}
     assert set(probes) == {"lme-e47becba", "lme-118b2229", "lme-6a1eabeb", "lme-gpt4_2655b836"}
-    assert probes["lme-e47becba"]["hit"] is True  # the evidence turn reaches the pack
+    assert probes["lme-e47becba"].hit is True  # the evidence turn reaches the pack
 
 
 def test_locomo_import_prints_the_category_map_and_maps_category_5_to_abstention(tmp_path, capsys):
@@ -123,7 +123,7 @@ def test_evidence_recall_is_read_off_a_real_pack_by_dia_id(tmp_path, capsys):
     assert cli(["run", str(tmp_path / "lc" / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     sample = next(iter(iter_units(scan("locomo", src))))
     texts = turn_texts(sample)
-    probes = {p["id"]: p for p in read_run(str(tmp_path / "run" / "run.json"))["probes"] if p["phase"] == "recall"}
-    found = retrieved_ids(texts, probes["conv-26-q2"]["pack"])  # "What did Melanie paint?", evidence D1:2
+    probes = {p.id: p for p in read_run(str(tmp_path / "run" / "run.json")).probes if p.phase == "recall"}
+    found = retrieved_ids(texts, probes["conv-26-q2"].pack or "")  # "What did Melanie paint?", evidence D1:2
     assert "D1:2" in found and evidence_recall(["D1:2"], found) == 1.0
     assert evidence_recall(["D1:2", "D2:1"], retrieved_ids(texts, "# Memory\n")) == 0.0

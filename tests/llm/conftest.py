@@ -3,8 +3,6 @@ and run records produced by real ``memeval run`` processes on tests/fixtures/min
 
 from __future__ import annotations
 
-import copy
-import json
 import os
 import subprocess
 from collections.abc import Iterator
@@ -14,6 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from memeval.record import RunRecord
+from memeval.report.files import read_run
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.servers.launch import RunningServer, start_server
 from tests.conftest import FIXTURES, MEMEVAL
@@ -79,9 +79,9 @@ def mini_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def record(mini_run: Path) -> dict[str, Any]:
-    """A fresh copy of the mini run record."""
-    return copy.deepcopy(json.loads(mini_run.read_text()))
+def record(mini_run: Path) -> RunRecord:
+    """The mini run record."""
+    return read_run(str(mini_run))
 
 
 @pytest.fixture

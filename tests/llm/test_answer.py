@@ -2,28 +2,38 @@
 
 from __future__ import annotations
 
-import copy
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from memeval.llm.answer import NOT_ASKED, answer_record, summary_lines, targets
+from memeval.llm.answer import NOT_ASKED, answer_record, is_target, summary_lines
+from memeval.record import RunRecord
+from memeval.record.codec import to_json
 from tests.llm.conftest import Mock
 
 pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
 
+Json = dict[str, Any]
 
-def _by_id(record: dict[str, Any], phase: str = "synthesis") -> dict[str, dict[str, Any]]:
+
+def targets(record: RunRecord | Json) -> list[Json]:
+    """The probes a model answers, as run.json holds them."""
+    typed = record if isinstance(record, RunRecord) else RunRecord.from_json(record)
+    return [to_json(p) for p in typed.probes if is_target(p)]  # type: ignore[misc]
+
+
+def _by_id(record: Json, phase: str = "synthesis") -> dict[str, Json]:
     return {p["id"]: p for p in record["probes"] if p["phase"] == phase}
 
 
-def _unique_questions(record: dict[str, Any]) -> int:
+def _unique_questions(record: RunRecord) -> int:
     return len({(p["pack"], p["question"]) for p in targets(record)})
 
 
-def test_answers_are_graded_right_and_wrong(mock: Mock, settings, record: dict[str, Any]) -> None:
-    answered = answer_record(record, settings(cache=False))
+def test_answers_are_graded_right_and_wrong(mock: Mock, settings, record: RunRecord) -> None:
+    answered = answer_record(record, settings(cache=False)).to_json()
     probes = _by_id(answered)
     assert "40 Canal Road" in probes["where-office"]["llm_answer"] and probes["where-office"]["llm_ok"] is True
     # the mock picks the handbook line, which holds the superseded address
@@ -38,9 +48,10 @@ def test_answers_are_graded_right_and_wrong(mock: Mock, settings, record: dict[s
     assert kpis["answerer $"]["value"] == pytest.approx(a["cost_usd"], abs=1e-4)
 
 
-def test_token_and_cost_totals_are_sums_over_calls(mock: Mock, settings, record: dict[str, Any]) -> None:
-    a = answer_record(record, settings(cache=False))["answerer"]
-    probes = targets(record)
+def test_token_and_cost_totals_are_sums_over_calls(mock: Mock, settings, record: RunRecord) -> None:
+    answered = answer_record(record, settings(cache=False))
+    a = answered.to_json()["answerer"]
+    probes = targets(answered)
     assert a["tokens"] == sum(p["llm_tokens"] for p in probes) == a["prompt_tokens"] + a["completion_tokens"]
     assert a["cost_usd"] == pytest.approx(sum(p["llm_cost_usd"] for p in probes))
     assert a["cost_usd"] == pytest.approx(a["tokens"] * 1e-6)  # the mock's reported price
@@ -49,18 +60,18 @@ def test_token_and_cost_totals_are_sums_over_calls(mock: Mock, settings, record:
     assert (spent["tokens"], spent["cost_usd"]) == (a["tokens"], pytest.approx(a["cost_usd"]))
 
 
-def test_concurrency_keeps_results_in_probe_order(mock: Mock, settings, record: dict[str, Any]) -> None:
-    one = answer_record(copy.deepcopy(record), settings({"concurrency": 1}, cache=False))
-    many = answer_record(record, settings({"concurrency": 8}, cache=False))
+def test_concurrency_keeps_results_in_probe_order(mock: Mock, settings, record: RunRecord) -> None:
+    one = answer_record(record, settings({"concurrency": 1}, cache=False)).to_json()
+    many = answer_record(record, settings({"concurrency": 8}, cache=False)).to_json()
     fields = ("id", "phase", "llm_answer", "llm_ok", "llm_tokens", "llm_cost_usd")
     assert [[p[f] for f in fields] for p in one["probes"]] == [[p[f] for f in fields] for p in many["probes"]]
 
 
-def test_cache_miss_then_hit_makes_no_second_call(mock: Mock, settings, record: dict[str, Any]) -> None:
-    first = answer_record(copy.deepcopy(record), settings())
+def test_cache_miss_then_hit_makes_no_second_call(mock: Mock, settings, record: RunRecord) -> None:
+    first = answer_record(record, settings()).to_json()
     unique = _unique_questions(record)
     assert mock.chat_calls() == unique == first["answerer"]["cache"]["misses"]
-    again = answer_record(record, settings())
+    again = answer_record(record, settings()).to_json()
     assert mock.chat_calls() == unique
     a = again["answerer"]
     assert a["cache"] == {"enabled": True, "salt": None, "hits": 15, "misses": 0}
@@ -70,76 +81,75 @@ def test_cache_miss_then_hit_makes_no_second_call(mock: Mock, settings, record: 
     assert [p["llm_answer"] for p in again["probes"]] == [p["llm_answer"] for p in first["probes"]]
 
 
-def test_no_cache_makes_the_calls(mock: Mock, settings, record: dict[str, Any]) -> None:
-    answer_record(copy.deepcopy(record), settings())
+def test_no_cache_makes_the_calls(mock: Mock, settings, record: RunRecord) -> None:
+    answer_record(record, settings()).to_json()
     calls = mock.chat_calls()
-    a = answer_record(record, settings(cache=False))["answerer"]
+    a = answer_record(record, settings(cache=False)).to_json()["answerer"]
     assert mock.chat_calls() == calls + 15
     assert a["cache"]["enabled"] is False and a["incurred"]["calls"] == 15
 
 
-def test_cache_salt_separates_repeats(mock: Mock, settings, record: dict[str, Any]) -> None:
+def test_cache_salt_separates_repeats(mock: Mock, settings, record: RunRecord) -> None:
     unique = _unique_questions(record)
-    answer_record(copy.deepcopy(record), settings(salt="r1"))
-    answer_record(copy.deepcopy(record), settings(salt="r2"))
+    answer_record(record, settings(salt="r1")).to_json()
+    answer_record(record, settings(salt="r2")).to_json()
     assert mock.chat_calls() == 2 * unique
-    a = answer_record(record, settings(salt="r1"))["answerer"]
+    a = answer_record(record, settings(salt="r1")).to_json()["answerer"]
     assert mock.chat_calls() == 2 * unique
     assert a["cache"]["salt"] == "r1" and a["cache"]["hits"] == 15
 
 
-def test_429_is_retried_after_retry_after(mock: Mock, settings, record: dict[str, Any]) -> None:
+def test_429_is_retried_after_retry_after(mock: Mock, settings, record: RunRecord) -> None:
     mock.fail(429, retry_after=1)
-    a = answer_record(record, settings(cache=False))["answerer"]
+    a = answer_record(record, settings(cache=False)).to_json()["answerer"]
     assert a["answered"] == 15 and a["failed"] == 0
     assert a["incurred"]["retries"] == 1 and a["incurred"]["requests"] == 16 == mock.chat_calls()
 
 
-def test_5xx_is_retried_then_given_up(mock: Mock, settings, record: dict[str, Any]) -> None:
+def test_5xx_is_retried_then_given_up(mock: Mock, settings, record: RunRecord) -> None:
     mock.fail(500, count=2)
-    a = answer_record(copy.deepcopy(record), settings(cache=False))["answerer"]
+    a = answer_record(record, settings(cache=False)).to_json()["answerer"]
     assert (a["answered"], a["incurred"]["retries"], a["incurred"]["requests"]) == (15, 2, 17)
     mock.fail(503)
-    answered = answer_record(record, settings({"retries": 0, "concurrency": 1}, cache=False))
+    answered = answer_record(record, settings({"retries": 0, "concurrency": 1}, cache=False)).to_json()
     failed = [p for p in targets(answered) if p["llm_error"]]
     assert len(failed) == 1 and answered["answerer"]["failed"] == 1
     assert failed[0]["llm_ok"] is None and failed[0]["llm_answer"] is None
     assert failed[0]["llm_error"].startswith(f"HTTP 503 from {mock.url}")
 
 
-def test_a_call_past_its_timeout_fails_alone(mock: Mock, settings, record: dict[str, Any]) -> None:
+def test_a_call_past_its_timeout_fails_alone(mock: Mock, settings, record: RunRecord) -> None:
     mock.slow(0.5)
-    answered = answer_record(record, settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16}, cache=False))
+    answered = answer_record(record, settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16}, cache=False)).to_json()
     assert answered["answerer"]["failed"] == 15 and answered["answerer"]["stopped"] is None
     assert all(p["llm_ok"] is None and p["llm_error"] == f"timed out waiting for {mock.url} (after 1 attempts)"
                for p in targets(answered))
 
 
 def test_calls_left_in_flight_by_a_timeout_do_not_take_the_next_tests_fault(mock: Mock, settings,
-                                                                            record: dict[str, Any]) -> None:
+                                                                            record: RunRecord) -> None:
     """The sequence that made this module flaky: calls abandoned by their timeout are still
     sleeping on the shared mock when the next test resets it and sets a one-shot 403; that 403
     must reach the next test's call, not an abandoned one."""
     mock.slow(0.5)
-    abandoned = answer_record(copy.deepcopy(record), settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16},
-                                                              cache=False))
-    assert abandoned["answerer"]["failed"] == 15
+    abandoned = answer_record(record, settings({"timeout_s": 0.1, "retries": 0, "concurrency": 16}, cache=False))
+    assert abandoned.answerer is not None and abandoned.answerer.failed == 15
     mock.reset()
     mock.fail(403)
     time.sleep(0.6)  # the abandoned calls wake up now, while the fault is set (as when a test primes a cache first)
     answered = answer_record(record, settings({"concurrency": 1}, cache=False))
-    assert answered["answerer"]["stopped"] is not None and "HTTP 403" in answered["answerer"]["stopped"]
-    assert answered["answerer"]["answered"] == 0
+    assert answered.answerer is not None
+    assert answered.answerer.stopped is not None and "HTTP 403" in answered.answerer.stopped
+    assert answered.answerer.answered == 0
 
 
-def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str, Any]) -> None:
-    primed = copy.deepcopy(record)
-    primed["probes"] = primed["probes"][:3]
+def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: RunRecord) -> None:
+    primed = replace(record, probes=record.probes[:3])
     answer_record(primed, settings())
-    known = {(p["pack"], p["question"]) for p in primed["probes"]}
+    known = {(p.pack, p.question) for p in primed.probes}
     calls = mock.chat_calls()
     mock.fail(403)
-    answered = answer_record(record, settings({"concurrency": 1}))
+    answered = answer_record(record, settings({"concurrency": 1})).to_json()
     assert mock.chat_calls() == calls + 1
     a = answered["answerer"]
     kept = [p for p in targets(answered) if p["llm_answer"] is not None]
@@ -152,8 +162,10 @@ def test_403_stops_keeping_answers_so_far(mock: Mock, settings, record: dict[str
     assert {k["name"]: k for k in answered["kpis"]}["model answer"]["n"] < 7
 
 
-def test_nothing_answered_has_unknown_tokens_and_cost_not_zero(mock: Mock, settings, record: dict[str, Any]) -> None:
+def test_nothing_answered_has_unknown_tokens_and_cost_not_zero(mock: Mock, settings, record: RunRecord) -> None:
     mock.fail(401)
-    a = answer_record(record, settings({"concurrency": 1}, cache=False))["answerer"]
+    answered = answer_record(record, settings({"concurrency": 1}, cache=False))
+    a = answered.to_json()["answerer"]
     assert (a["answered"], a["tokens"], a["cost_usd"]) == (0, None, None)
-    assert summary_lines(a)[0].endswith("probes answered by openai/gpt-4.1-mini; tokens unknown, cost unknown")
+    assert answered.answerer is not None
+    assert summary_lines(answered.answerer)[0].endswith("probes answered by openai/gpt-4.1-mini; tokens unknown, cost unknown")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from typing import Any
-
 from memeval.llm.answer import answer_record
 from memeval.llm.client import Reply
 from memeval.llm.judge import planted_answers, verdict
+from memeval.record import RunRecord
 from memeval.score.probe import grade_answer, probe_from_record
 from memeval.servers.mock_models import judge_reply
 from tests.llm.conftest import Mock
@@ -33,24 +32,20 @@ def test_verdict_reads_the_first_word() -> None:
 
 
 @pytest.mark.slow
-
-
-def test_planted_answers_are_wrong_and_on_topic(record: dict[str, Any]) -> None:
-    planted = planted_answers(record["probes"])
+def test_planted_answers_are_wrong_and_on_topic(record: RunRecord) -> None:
+    planted = planted_answers(record.probes)
     assert all(not grade_answer(probe_from_record(p), answer) for p, _, answer in planted)
-    by_probe = {(p["id"], kind): answer for p, kind, answer in planted}
+    by_probe = {(p.id, kind): answer for p, kind, answer in planted}
     assert by_probe[("where-office", "stale")] == "12 Harbour Street"
     assert by_probe[("where-office", "other probe's answer")] == "Canal Road"
     assert by_probe[("permit-cost", "unknown")] == "unknown"
     assert by_probe[("no-vault", "invented")] == "7741"
-    assert len({p["id"] for p, _, _ in planted}) == 8 and len(planted) == 17
+    assert len({p.id for p, _, _ in planted}) == 8 and len(planted) == 17
 
 
 @pytest.mark.slow
-
-
-def test_judge_and_its_leniency_check(mock: Mock, settings, record: dict[str, Any]) -> None:
-    judged = answer_record(record, settings(judge=True, cache=False))
+def test_judge_and_its_leniency_check(mock: Mock, settings, record: RunRecord) -> None:
+    judged = answer_record(record, settings(judge=True, cache=False)).to_json()
     judge = judged["answerer"]["judge"]
     assert judge["prompt"]["name"] == "judge-v1" and judge["sampling"] == {"temperature": 0.0, "max_tokens": 10}
     # the mock's word-set judge ignores two-character tokens, so it takes "Canal Road" for "40 Canal Road"
@@ -67,9 +62,7 @@ def test_judge_and_its_leniency_check(mock: Mock, settings, record: dict[str, An
 
 
 @pytest.mark.slow
-
-
-def test_yaml_judge_block_turns_judging_on(mock: Mock, settings, record: dict[str, Any]) -> None:
-    judged = answer_record(record, settings({"judge": {"max_tokens": 3, "temperature": 0.5}}))
+def test_yaml_judge_block_turns_judging_on(mock: Mock, settings, record: RunRecord) -> None:
+    judged = answer_record(record, settings({"judge": {"max_tokens": 3, "temperature": 0.5}})).to_json()
     judge = judged["answerer"]["judge"]
     assert judge["sampling"] == {"temperature": 0.5, "max_tokens": 3} and judge["accepted"]["n"] == 15

@@ -163,8 +163,8 @@ def started_tenants(out: Path, scenario: str) -> dict[str, str] | None:
 
 
 def record(out: Path) -> dict[str, Any]:
-    """``out/run.json``, read as memeval reads a run record."""
-    return read_run(str(out / "run.json"))
+    """``out/run.json``, read as memeval reads a run record, as its JSON."""
+    return read_run(str(out / "run.json")).to_json()
 
 
 # -- comparing runs ----------------------------------------------------------------------------

@@ -1,0 +1,27 @@
+"""The run record: run.json as frozen, typed values, and its one JSON edge.
+
+Every stage is a function of the record: running produces a :class:`RunRecord`, scoring
+derives its totals, latency and KPIs, ``--llm`` answering, judging, regrading and a sweep's
+annotations each return a new one (:func:`dataclasses.replace`), and compare and the reports
+read its typed fields. :meth:`RunRecord.to_json` and :meth:`RunRecord.from_json` round-trip
+run.json exactly (same keys, order and values).
+"""
+
+from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incurred, JudgeSummary, Leniency,
+                                     ModelSide, Planted, Prompt, Sampling)
+from memeval.record.codec import Json, JsonObject, RecordError
+from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
+from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
+                                RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
+from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
+from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
+                                   ScenarioStatus, Style, TimingLabel, Unit)
+
+__all__ = [
+    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "Better", "Builds",
+    "CacheInfo", "Cleanup", "Count", "EngineSnapshot", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
+    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
+    "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
+    "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Style", "SuiteInfo", "SweepNote",
+    "Synthesis", "TenantDerived", "TimingLabel", "Totals", "Unit", "Usage",
+]

@@ -1,0 +1,129 @@
+"""One probe's result in one phase: what was asked, what the pack held, and how it was graded.
+
+Only a ``scored`` probe carries numbers; for ``errored`` and ``unsupported`` every measured field
+is None (null), never 0 or false.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memeval.record.codec import flat
+from memeval.record.values import Match, Phase, ProbeStatus, Route, Style
+
+
+@dataclass(frozen=True)
+class AnswerCall:
+    """What the model answerer's call for one probe left (keys present once ``--llm`` ran on it)."""
+
+    llm_cached: bool | None
+    """The answer came from the answer cache (None: no answer)."""
+    llm_error: str | None
+    """Why the probe has no model answer (a failed call, or the answerer stopped); None when answered."""
+
+
+@dataclass(frozen=True)
+class JudgeMark:
+    """The LLM judge's verdict on one probe (key present once a judge ran over the run)."""
+
+    llm_judge_ok: bool | None
+    """The judge accepts the model answer (None: not answered, or no verdict)."""
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """One probe run: the probe as the spec gave it, its status, its grading and its pack."""
+
+    scenario: str
+    """The scenario id."""
+    phase: Phase
+    """The phase it ran in."""
+    id: str
+    """The probe id (unique within its scenario)."""
+    route: Route
+    """The lifecycle call it was asked through."""
+    style: Style
+    """Lexical or paraphrased question."""
+    groups: tuple[str, ...]
+    """The KPI groups it feeds besides accuracy."""
+    abstain: bool
+    """The right answer is "unknown": nothing may be invented."""
+    question: str
+    """The question asked."""
+    expect: tuple[str, ...]
+    """Strings the pack and answer must hold."""
+    accept: tuple[tuple[str, ...], ...]
+    """Alternative string sets, each as good as ``expect``."""
+    stale: tuple[str, ...]
+    """Outdated values that must not win over the current one."""
+    forbid: tuple[str, ...]
+    """Strings the pack must not hold (another tenant's, forgotten or invented)."""
+    match: Match
+    """How strings are matched."""
+    status: ProbeStatus
+    """Scored, errored or unsupported."""
+    reason: str | None
+    """Why it was not scored (one line); None when scored."""
+    hit: bool | None
+    """The pack holds every expected string (or an accepted set)."""
+    rank: int | None
+    """1-based rank of the first pack unit holding the first expected string; None: not found."""
+    rr: float | None
+    """Reciprocal rank (0.0 for a miss)."""
+    section: str | None
+    """The pack section the ranked unit sits in."""
+    stale_present: bool | None
+    """A stale value is in the pack (None: the probe has no stale values)."""
+    stale_first: bool | None
+    """A stale value ranks above the current one."""
+    fresh_first: bool | None
+    """The current value is found and ranks above every stale one."""
+    leak_checked: bool
+    """The pack was checked for forbidden strings (a non-abstention probe with ``forbid``)."""
+    leak: bool | None
+    """A forbidden string is in the pack (None: not checked)."""
+    leaked: tuple[str, ...]
+    """The forbidden strings found (invented ones for an abstention probe)."""
+    invented: bool | None
+    """An abstention probe's pack holds a forbidden string (None: not an abstention probe)."""
+    answer: str | None
+    """The extractive answer taken from the pack."""
+    answer_ok: bool | None
+    """The extractive answer grades correct."""
+    llm_answer: str | None
+    """The model's answer (``--llm``)."""
+    llm_ok: bool | None
+    """The model answer grades correct (None: not answered)."""
+    llm_tokens: int | None
+    """Prompt + completion tokens of the model answer."""
+    llm_cost_usd: float | None
+    """Cost of the model answer in USD (None: unknown)."""
+    captured: bool | None
+    """After synthesis, the engine's facts and beliefs hold the expected strings (None: not inspected)."""
+    ms: float | None
+    """Wall time of the probe's route call, ms."""
+    tokens: int | None
+    """Pack size in tokens."""
+    units: int | None
+    """Number of units (list items) in the pack."""
+    pack: str | None
+    """The whole pack (Markdown) the engine returned."""
+    call: AnswerCall | None = flat(default=None)
+    """The answerer's call (``llm_cached``, ``llm_error``); None before ``--llm``."""
+    judge: JudgeMark | None = flat(default=None)
+    """The judge's verdict (``llm_judge_ok``); None before a judge ran."""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The probe's identity across runs: (scenario, probe id, phase)."""
+        return (self.scenario, self.id, self.phase)
+
+    @property
+    def scored(self) -> bool:
+        """Whether the probe was scored (it alone carries numbers)."""
+        return self.status == "scored"
+
+    @property
+    def judged_ok(self) -> bool | None:
+        """The judge's verdict, None when not judged."""
+        return self.judge.llm_judge_ok if self.judge else None

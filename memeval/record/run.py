@@ -1,0 +1,289 @@
+"""The run record (run.json): the run, its suite and engine, every scenario and probe, timings,
+and what scoring derived from them (totals, latency, KPIs)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Literal
+
+import memeval.record.codec as codec
+from memeval.record.answerer import Answerer
+from memeval.record.codec import Json, JsonObject, RecordError, omitted
+from memeval.record.probe import ProbeResult
+from memeval.record.scenario import ScenarioResult, Usage
+from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
+
+FORMAT_VERSION: Literal[1] = 1
+"""The run.json format this memeval writes and reads."""
+
+
+@dataclass(frozen=True)
+class SuiteInfo:
+    """The suite as run: its name, its files and hash, and the resolved spec."""
+
+    name: str
+    """The suite name."""
+    about: str
+    """Its one-line description."""
+    source: str
+    """The suite file as given."""
+    files: tuple[str, ...]
+    """Every spec file it was loaded from."""
+    sha256: str
+    """sha256 over the resolved spec."""
+    resolved: JsonObject
+    """The whole spec after includes and defaults."""
+
+
+@dataclass(frozen=True)
+class EngineSnapshot:
+    """The engine as it described itself when the run started."""
+
+    name: str
+    """The engine name."""
+    version: str
+    """The adapter's version."""
+    capabilities: tuple[str, ...]
+    """Capabilities, sorted."""
+    server_version: str | None
+    """The server's version (None: no server, or it does not say)."""
+    server_capabilities: tuple[str, ...]
+    """What the server reported it can do."""
+    flags: dict[str, str]
+    """Configuration flags the server reported."""
+    settings: JsonObject
+    """The adapter's own settings (ranking, embedder, …)."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """The run options as resolved."""
+
+    engine: str
+    """The engine name."""
+    only: tuple[str, ...]
+    """Scenario ids run (empty: all)."""
+    keep: bool
+    """Writes were left in the engine (``--keep``)."""
+    enrich_wait_s: float | None
+    """Longest enrichment wait, s (None: no wait)."""
+    settle_timeout_s: float | None
+    """Settle timeout override, s (None: the suite's)."""
+    llm: bool
+    """A model answered the probes (``--llm``)."""
+
+
+@dataclass(frozen=True)
+class RateValue:
+    """k of n with its value and 95% Wilson interval (both fractions; None for n = 0)."""
+
+    k: int
+    """Successes."""
+    n: int
+    """Cases counted."""
+    value: float | None
+    """k / n."""
+    ci95: tuple[float, float] | None
+    """The 95% Wilson interval."""
+
+
+@dataclass(frozen=True)
+class MeanValue:
+    """A mean over n values (None for n = 0)."""
+
+    value: float | None
+    """The mean."""
+    n: int
+    """Values averaged."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts and rates over a set of probe results (one phase; a scenario or a style of it)."""
+
+    probes: int
+    """Probe results."""
+    scored: int
+    """Of them scored."""
+    errored: int
+    """Errored."""
+    unsupported: int
+    """Unsupported."""
+    pack_hit: RateValue
+    """Pack hits of scored non-abstention probes."""
+    mrr: MeanValue
+    """Mean reciprocal rank of the same probes."""
+    extractive: RateValue
+    """Extractive answers correct."""
+    model: RateValue
+    """Model answers correct."""
+    captured: RateValue
+    """Expected strings captured in the derived layers."""
+    fresh_first: RateValue
+    """Current value ranked above stale ones."""
+    leaks: RateValue
+    """Packs leaking a forbidden string, of those checked."""
+    abstained: RateValue
+    """Abstention packs inventing nothing."""
+    pack_tokens: MeanValue
+    """Mean pack size, tokens."""
+
+
+@dataclass(frozen=True)
+class PhaseTotals:
+    """The totals of one phase: over all probes, per scenario, per question style."""
+
+    all: Totals
+    """Every probe of the phase."""
+    scenarios: dict[str, Totals]
+    """Per scenario id, in run order."""
+    styles: dict[Style, Totals]
+    """Per question style."""
+
+
+@dataclass(frozen=True)
+class LatencyRow:
+    """Percentiles of one timing label's samples, ms (None: no samples)."""
+
+    n: int
+    """Samples."""
+    p50: float | None
+    """Median."""
+    p95: float | None
+    """95th percentile."""
+    p99: float | None
+    """99th percentile."""
+    max: float | None
+    """Largest sample."""
+
+
+@dataclass(frozen=True)
+class Kpi:
+    """One number a configuration is chosen on."""
+
+    group: KpiGroup
+    """The question it answers."""
+    name: str
+    """Its name within the group."""
+    value: float | None
+    """The value in ``unit``, rounded to 4 places (None: not measured)."""
+    unit: Unit
+    """Its unit."""
+    better: Better | None
+    """Which way is better (None: neither)."""
+    n: int
+    """Sample size."""
+    ci95: tuple[float, float] | None
+    """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
+
+
+@dataclass(frozen=True)
+class SweepNote:
+    """What a sweep cell adds: the matrix, the profile and repeat, and the drift guard."""
+
+    matrix: str
+    """The matrix name."""
+    profile: str
+    """The profile name."""
+    repeat: int
+    """The repeat number (1-based)."""
+    intended_flags: dict[str, str]
+    """The flags the profile sets."""
+    flags_checked: bool
+    """The server reported flags, so drift could be checked."""
+    drift: tuple[str, ...]
+    """One line per flag that differed."""
+
+
+@dataclass(frozen=True)
+class RegradeNote:
+    """What ``memeval regrade`` adds: the input and what was redone."""
+
+    source: str = field(metadata={"key": "from"})
+    """The run.json regraded."""
+    at: str
+    """When, UTC (RFC 3339, seconds)."""
+    answered: bool
+    """A model answered again."""
+    judged: bool
+    """A judge graded the model answers."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run of a suite on one engine: run.json."""
+
+    format_version: Literal[1]
+    """The run.json format (:data:`FORMAT_VERSION`)."""
+    memeval_version: str
+    """The memeval that wrote it."""
+    label: str
+    """The run's name (``--label``, else the engine's)."""
+    profile: str | None
+    """The sweep profile (None outside a sweep)."""
+    flags: dict[str, str]
+    """The engine's configuration flags."""
+    run_id: str
+    """Unique run id; engine namespaces carry it."""
+    created_at: str
+    """When the run started, UTC (RFC 3339, seconds)."""
+    python: str
+    """The Python version."""
+    suite: SuiteInfo
+    """The suite run."""
+    engine: EngineSnapshot
+    """The engine run on."""
+    options: Options
+    """The run options."""
+    scenarios: tuple[ScenarioResult, ...]
+    """Every scenario run, in suite order."""
+    probes: tuple[ProbeResult, ...]
+    """Every probe result, in run order."""
+    answerer: Answerer | None
+    """The model answerer (None without ``--llm``)."""
+    usage: Usage | None
+    """The engine's model usage over the run (None: unknown for some scenario, or none)."""
+    timings: dict[TimingLabel, tuple[float, ...]]
+    """Samples per timing label, ms, in order of first sample."""
+    totals: dict[Phase, PhaseTotals] = field(default_factory=dict)
+    """Totals per phase (derived)."""
+    latency: dict[TimingLabel, LatencyRow] = field(default_factory=dict)
+    """Percentiles per timing label (derived)."""
+    kpis: tuple[Kpi, ...] = ()
+    """Every KPI, in group order (derived)."""
+    interrupted: bool = False
+    """Ctrl-C stopped the run; it holds the scenarios finished before."""
+    sweep: SweepNote | None = omitted(default=None)
+    """The sweep cell it ran in (None outside a sweep)."""
+    regrade: RegradeNote | None = omitted(default=None)
+    """The regrade that produced it (None for a run)."""
+
+    def to_json(self) -> JsonObject:
+        """run.json's content (key order included)."""
+        out = codec.to_json(self)
+        assert isinstance(out, dict)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Json, source: str = "run.json") -> "RunRecord":
+        """A run record from run.json data.
+
+        Raises:
+            RecordError: not a run record, a ``format_version`` this memeval cannot read, or a
+                key or value that does not fit (one line, naming ``source`` and the path).
+        """
+        if not isinstance(data, dict) or "format_version" not in data:
+            raise RecordError(f"{source}: not a memeval run.json (no format_version)")
+        version = data["format_version"]
+        if version != FORMAT_VERSION:
+            raise RecordError(f"{source}: format_version {version!r}; this memeval reads run.json format "
+                              f"{FORMAT_VERSION} only")
+        try:
+            return codec.from_json(cls, data)
+        except RecordError as err:
+            raise RecordError(f"{source}: {err}") from None
+
+    def dumps(self) -> str:
+        """run.json's text: two-space indented, non-ASCII kept, a final newline."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,16 @@
+"""What scoring derives from a run record: totals, latency and KPIs, recomputed whenever the
+probes, scenarios, timings, usage or answerer change (after a run, answering, regrading)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memeval.record import RunRecord
+from memeval.score.kpi import compute_kpis
+from memeval.score.totals import breakdown, latency
+
+
+def derive(record: RunRecord) -> RunRecord:
+    """``record`` with its totals, latency and KPIs computed from the rest."""
+    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings),
+                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer))

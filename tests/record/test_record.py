@@ -1,0 +1,138 @@
+"""The typed run record: exact JSON round trips (generated records and real runs), strict reading,
+the format version, every field documented, and run.schema.json in step with the model."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memeval import record as R
+from memeval.errors import exit_code, outcome_of
+from memeval.record import RecordError, RunRecord
+from memeval.record.codec import json_keys
+from memeval.spec.validate import schema
+from tests.conftest import FIXTURES, cli
+from tests.record.fields import field_docs, hints, records_inside
+
+RECORD_CLASSES = [c for c in (getattr(R, n) for n in R.__all__) if isinstance(c, type) and dataclasses.is_dataclass(c)]
+
+text = st.text(max_size=12)
+number = st.floats(allow_nan=False, allow_infinity=False, width=32)
+json_leaf = st.none() | st.booleans() | st.integers(-10**6, 10**6) | number | text
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+                          max_leaves=8)
+st.register_type_strategy(float, number)
+st.register_type_strategy(str, text)
+for cls in (R.SuiteInfo, R.EngineSnapshot):  # their free JSON parts (the resolved spec, engine settings)
+    kwargs = {f.name: st.dictionaries(text, json_value, max_size=3)
+              for f in dataclasses.fields(cls) if f.name in ("resolved", "settings")}
+    st.register_type_strategy(cls, st.builds(cls, **kwargs))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.from_type(RunRecord))
+def test_any_record_round_trips_exactly(record: RunRecord) -> None:
+    text_ = record.dumps()
+    again = RunRecord.from_json(json.loads(text_))
+    assert again == record
+    assert again.dumps() == text_
+
+
+def _mini_run(tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    assert cli(["run", f"{FIXTURES}/mini.yaml", "--out", str(out), "--quiet"]) == 0
+    return out / "run.json"
+
+
+def test_a_real_run_json_reads_back_to_the_same_bytes(tmp_path: Path) -> None:
+    path = _mini_run(tmp_path)
+    raw = path.read_text(encoding="utf-8")
+    record = RunRecord.from_json(json.loads(raw), str(path))
+    assert record.dumps() == raw
+    assert record.probes and all(isinstance(p, R.ProbeResult) for p in record.probes)
+    assert all(isinstance(label, R.TimingLabel) for label in record.timings)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(format_version=0), "format_version 0; this memeval reads run.json format 1 only"),
+    (lambda d: d.pop("format_version"), "not a memeval run.json (no format_version)"),
+    (lambda d: d.update(surprise=1), "$: unknown key 'surprise'"),
+    (lambda d: d["probes"][0].update(status="lost"), "$.probes[0].status: 'lost' is not one of"),
+    (lambda d: d["probes"][0].pop("hit"), "$.probes[0]: missing key 'hit'"),
+    (lambda d: d["scenarios"][0].update(writes="3"), "$.scenarios[0].writes: expected int, found str"),
+    (lambda d: d["timings"].update({"coffee break": [1.0]}), "'coffee break' is not a known TimingLabel"),
+])
+def test_a_bad_or_older_file_is_refused_in_one_line(tmp_path: Path, change: Any, message: str) -> None:
+    data = json.loads(_mini_run(tmp_path).read_text())
+    change(data)
+    with pytest.raises(RecordError) as err:
+        RunRecord.from_json(data, "old.json")
+    assert message in str(err.value) and str(err.value).startswith("old.json: ") and "\n" not in str(err.value)
+    assert exit_code(outcome_of(err.value)) == 2
+
+
+def test_every_field_has_a_one_line_docstring() -> None:
+    for cls in RECORD_CLASSES:
+        docs = field_docs(cls)
+        for f in dataclasses.fields(cls):
+            assert docs.get(f.name, "").strip(), f"{cls.__name__}.{f.name} has no docstring"
+            assert "\n" not in docs[f.name].strip(), f"{cls.__name__}.{f.name}: one line"
+
+
+def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    for key in ("$ref",):
+        if key in node:
+            return _resolve(root["$defs"][node[key].split("/")[-1]], root)
+    if "anyOf" in node:
+        return _resolve(next(n for n in node["anyOf"] if n.get("type") != "null"), root)
+    return node
+
+
+def _walk(cls: type, node: dict[str, Any], root: dict[str, Any], where: str, seen: set[str]) -> list[str]:
+    """Every difference between record class ``cls`` and its schema object ``node``."""
+    node = _resolve(node, root)
+    keys, props = json_keys(cls), node.get("properties", {})
+    out = [f"{where}.{k}: in the model, not in the schema" for k in keys if k not in props]
+    out += [f"{where}.{k}: in the schema, not in the model" for k in props if k not in keys]
+    if node.get("additionalProperties") is not False:
+        out.append(f"{where}: the schema allows other keys")
+    if cls.__name__ in seen:
+        return out
+    seen.add(cls.__name__)
+    flat = {f.name: f for f in dataclasses.fields(cls)}
+    types = dict(hints(cls))
+    for f in dataclasses.fields(cls):  # a flattened record's fields sit in this object
+        if f.metadata.get("flat"):
+            inner = records_inside(types.pop(f.name))[0][1]
+            types.update(hints(inner))
+            flat.update({g.name: g for g in dataclasses.fields(inner)})
+    for name, tp in types.items():
+        key = flat[name].metadata.get("key", name)
+        for how, inner in records_inside(tp):
+            if key not in props:
+                continue
+            child = _resolve(props[key], root)
+            child = {"object": child, "items": _resolve(child.get("items", {}), root),
+                     "values": _resolve(child.get("additionalProperties") or {}, root)}[how]
+            out += _walk(inner, child, root, f"{where}.{key}", seen)
+    return out
+
+
+def test_run_schema_matches_the_model_field_for_field() -> None:
+    run_schema = schema("run")
+    assert _walk(RunRecord, run_schema, run_schema, "$", set()) == []
+
+
+def test_a_run_record_validates_against_the_schema(tmp_path: Path) -> None:
+    import jsonschema
+
+    data = json.loads(_mini_run(tmp_path).read_text())
+    jsonschema.Draft202012Validator(schema("run")).validate(data)
+    data["probes"][0]["extra"] = 1
+    assert not jsonschema.Draft202012Validator(schema("run")).is_valid(data)

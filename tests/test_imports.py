@@ -1,0 +1,108 @@
+"""No import cycle between memeval's packages: the import graph, read with ``ast`` from the
+source (imports inside functions included, ``if TYPE_CHECKING:`` blocks included too: a cycle
+hidden from the interpreter is still a cycle in the design), collapsed to packages
+(``memeval.run``, ``memeval.score``, … and each top-level module), has no strongly connected
+component of more than one package."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+ROOT = Path(__file__).resolve().parent.parent / "memeval"
+
+
+
+def _unit(module: str) -> str:
+    """The package a module belongs to: ``memeval.run.suite`` → ``memeval.run``."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            out.add(base)
+            out |= {f"{base}.{a.name}" for a in node.names}
+    return {m for m in out if m.startswith("memeval")}
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Package → the packages its modules import (itself left out)."""
+    graph: dict[str, set[str]] = {}
+    known = {_module_name(p) for p in ROOT.rglob("*.py")}
+    for path in ROOT.rglob("*.py"):
+        source = _unit(_module_name(path))
+        targets = {_unit(m) for m in _imports(path) if m in known and _unit(m) != source and m != "memeval"}
+        graph.setdefault(source, set()).update(targets)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[frozenset[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(frozenset(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_checker_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset({"a", "b", "c"})]
+
+
+def test_no_import_cycle_between_packages() -> None:
+    assert cycles(package_graph()) == []
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module → the memeval modules it imports."""
+    known = {_module_name(p) for p in ROOT.rglob("*.py")}
+    return {_module_name(p): {m for m in _imports(p) if m in known and m != _module_name(p)} for p in ROOT.rglob("*.py")}
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Within a package too (e.g. probes and synthesis take a context instead of importing the
+    scenario runner that imports them)."""
+    assert cycles(module_graph()) == []
