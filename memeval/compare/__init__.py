@@ -1,5 +1,6 @@
 """Comparing runs: configurations side by side against a baseline, with statistics that
-separate signal from noise.
+separate signal from noise. The package is callable: ``memeval.compare(runs)`` is
+:func:`memeval.api.compare`.
 
     comparison = compare_files(["runs/a/run.json", "runs/b/run.json"])
     text = render_comparison(comparison)
@@ -16,11 +17,14 @@ from __future__ import annotations
 from memeval.compare.groups import group_runs, order_sides
 from memeval.compare.table import Comparison, compare_sides, regressions
 from memeval.compare.view import render_comparison
+from memeval.callable_module import make_callable
 from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.report.files import read_run
 
 __all__ = ["compare_files", "compare_records", "regressions", "render_comparison"]
+
+make_callable(__name__, "compare")
 
 
 def compare_records(records: list[RunRecord], baseline: str | None = None) -> Comparison:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memeval.errors import UsageError
+from memeval.report.files import check_label
 from memeval.spec.model import Suite
 from memeval.suggest import did_you_mean
 
@@ -30,3 +31,15 @@ def check_only(suite: Suite, only: tuple[str, ...]) -> None:
         if name not in known:
             raise UsageError(f"--only: no scenario {name!r} in suite {suite.name}{did_you_mean(name, known)}; "
                              f"scenarios: {', '.join(known)}")
+
+
+def resolve_options(suite: Suite, engine: str, engine_wait_s: float | None, *, only: tuple[str, ...] = (),
+                    label: str = "", keep: bool = False, enrich_wait_s: float | None = None,
+                    settle_timeout_s: float | None = None, llm: bool = False) -> RunOptions:
+    """The options of a run of ``suite`` on the engine named ``engine``: the enrichment wait
+    given, else the suite's default, else the engine definition's (``engine_wait_s``); the
+    label given, else the engine's name (checked: it names a folder)."""
+    waits = (enrich_wait_s, suite.defaults.enrich_wait_s, engine_wait_s)
+    return RunOptions(engine=engine, only=only, label=check_label(label or engine), keep=keep,
+                      enrich_wait_s=next((w for w in waits if w is not None), None),
+                      settle_timeout_s=settle_timeout_s, llm=llm)

@@ -23,10 +23,9 @@ from memeval.errors import Outcome
 from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import RunRecord
-from memeval.report.files import check_label
 from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
-from memeval.run.options import RunOptions
+from memeval.run.options import RunOptions, resolve_options
 from memeval.run.output import check_json_target, resume_folder, run_folder
 from memeval.run.suite import run_suite
 from memeval.score.derive import derive
@@ -116,10 +115,9 @@ def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
 
 
 def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:
-    waits = (req.enrich_wait_s, suite.defaults.enrich_wait_s, engine_def.enrich_wait_s)
-    return RunOptions(engine=engine_def.name, only=req.only, label=check_label(req.label or engine_def.name),
-                      keep=req.keep, enrich_wait_s=next((w for w in waits if w is not None), None),
-                      settle_timeout_s=req.settle_timeout_s, llm=req.llm or req.judge)
+    return resolve_options(suite, engine_def.name, engine_def.enrich_wait_s, only=req.only, label=req.label,
+                           keep=req.keep, enrich_wait_s=req.enrich_wait_s, settle_timeout_s=req.settle_timeout_s,
+                           llm=req.llm or req.judge)
 
 
 def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -> RunRecord:

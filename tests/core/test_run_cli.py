@@ -209,4 +209,4 @@ def test_an_unreachable_model_endpoint_exits_3_with_the_reason(tmp_path):
     line = f"error: answerer: 15 of 15 model calls failed (cannot connect to {url}/v1 (after 1 attempts)); results written"
     assert proc.stderr.splitlines()[-1] == line, proc.stderr
     assert not any(row.startswith("answerer: ") for row in proc.stderr.splitlines())  # --quiet: no tally
-    assert read_run(str(tmp_path / "out" / "run.json"))["answerer"]["failed"] == 15
+    assert read_run(str(tmp_path / "out" / "run.json")).answerer.failed == 15
