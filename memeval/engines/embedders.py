@@ -1,8 +1,8 @@
 """Optional dense retrieval for the reference engine: a local embedder and a vector index.
 
-Everything here needs the ``embeddings`` extra (``tokenlearn-static-model`` and numpy). Nothing
-else in memeval imports numpy: :func:`load_embedder` is the only door, and with ``auto`` a
-missing extra simply means "no dense signal".
+Everything here needs ``tokenlearn-static-model`` and numpy (core dependencies since the model
+became part of the default install). :func:`load_embedder` is the only door, and with ``auto``
+a model that cannot load simply means "no dense signal".
 
 Vectors are embedded lazily: a write only queues its text, and the first search after it
 embeds every queued text in one batch, so write throughput does not depend on the model.
@@ -70,11 +70,11 @@ class StaticEmbedder:
 def load_embedder(choice: str) -> Embedder | None:
     """The embedder a ``embedder:`` setting asks for, or None for plain BM25.
 
-    ``auto`` uses the static model when the ``embeddings`` extra is installed, else None;
-    ``static`` requires it; ``none`` never embeds.
+    ``auto`` uses the static model when it loads, else None; ``static`` requires it; ``none``
+    never embeds.
 
     Raises:
-        UsageError: an unknown choice, or ``static`` without the extra installed.
+        UsageError: an unknown choice, or ``static`` when the model cannot load.
     """
     if choice not in EMBEDDER_CHOICES:
         raise UsageError(f"reference engine: embedder must be one of {', '.join(EMBEDDER_CHOICES)}, not {choice!r}")

@@ -17,6 +17,7 @@ from itertools import islice
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
 from memeval.engines.embedders import DenseIndex
 from memeval.engines.reference_index import LexicalIndex
+from memeval.engines.reference_rank import Features
 from memeval.errors import EngineError
 
 _SLOT_BITS = 32
@@ -47,6 +48,7 @@ class TenantStore:
         self._node_unsorted: set[int] = set()
         self._beliefs: dict[str, tuple[Belief, str]] = {}
         self._scanned = 0
+        self.features = Features(self._text)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Store ``item`` unless its id is already here (then a replay that stores nothing).
@@ -115,6 +117,7 @@ class TenantStore:
         self.lexical.remove(docs)
         if self.dense is not None:
             self.dense.remove(docs)
+        self.features.drop(list(docs))
         gone = {self.keys[doc] for doc in docs}
         self._order = [key for key in self._order if key not in gone]
         for code in set(docs.values()):
@@ -154,6 +157,12 @@ class TenantStore:
     def derived(self) -> Derived:
         """The beliefs built so far, in the order they were built."""
         return Derived(beliefs=tuple(belief for belief, _ in self._beliefs.values()))
+
+    def _text(self, doc: int) -> str:
+        item = self.items[doc]
+        if item is None:
+            return ""
+        return item.text if item.title is None else f"{item.title}\n{item.text}"
 
     def _new_node(self, name: str) -> int:
         code = self._codes[name] = len(self._codes)
