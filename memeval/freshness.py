@@ -28,6 +28,7 @@ from memeval.pack import Section
 HEADING = "Superseded (older values)"
 SHARED_SHARE = 0.4
 MIN_SHARED = 2
+Shape = tuple[frozenset[str], frozenset[str]]
 _TOKEN = re.compile(r"[\w.,%-]*\d[\w.,%-]*|[A-Z][\w'-]*")
 
 
@@ -38,10 +39,10 @@ def prefer_fresh(sections: list[Section], items: Mapping[str, MemoryItem | None]
     move nor supersede. Returns the same list when nothing is superseded.
     """
     dated = [(ref, item) for ref, item in items.items() if item is not None and item.at]
-    shapes = {ref: _shape(item) for ref, item in dated}
-    asked = set(analyze(query)) if query else None
+    shapes = {ref: shape(item.text if item.title is None else f"{item.title}\n{item.text}") for ref, item in dated}
+    asked = asked_words(query)
     stale = {old for old, item in dated for new, other in dated
-             if other.at > item.at and _replaces(shapes[new], shapes[old], asked)}  # type: ignore[operator]
+             if other.at > item.at and replaces(shapes[new], shapes[old], asked)}  # type: ignore[operator]
     if not stale:
         return sections
     moved = Section(HEADING)
@@ -54,20 +55,24 @@ def prefer_fresh(sections: list[Section], items: Mapping[str, MemoryItem | None]
     return [*sections, moved]
 
 
-def _shape(item: MemoryItem) -> tuple[frozenset[str], frozenset[str]]:
-    """An item's content words outside its values, and its values (normalised)."""
-    text = item.text if item.title is None else f"{item.title}\n{item.text}"
+def asked_words(query: str | None) -> frozenset[str] | None:
+    """The content words of a question, the form :func:`replaces` takes (None without one)."""
+    return frozenset(analyze(query)) if query else None
+
+
+def shape(text: str) -> Shape:
+    """A text's content words outside its numbers, and its values (normalised)."""
     values = {t.strip(".,-").replace(",", "").lower() for t in _TOKEN.findall(text)}
     values -= STOPWORDS | {""}
     numbers = frozenset(analyze(" ".join(v for v in values if any(c.isdigit() for c in v))))
     return frozenset(analyze(text)) - numbers, frozenset(values)
 
 
-def _replaces(new: tuple[frozenset[str], frozenset[str]], old: tuple[frozenset[str], frozenset[str]],
-              asked: set[str] | None) -> bool:
-    """Whether ``new`` and ``old`` state different values of one thing the question is about."""
+def replaces(new: Shape, old: Shape, asked: frozenset[str] | None, share: float = SHARED_SHARE) -> bool:
+    """Whether ``new`` and ``old`` state different values of one thing the question is about
+    (``share``: the least share of the smaller item's content words they must have in common)."""
     shared = new[0] & old[0]
-    if len(shared) < MIN_SHARED or len(shared) < SHARED_SHARE * min(len(new[0]), len(old[0])):
+    if len(shared) < MIN_SHARED or len(shared) < share * min(len(new[0]), len(old[0])):
         return False
     if asked is not None and not asked & shared:
         return False

@@ -36,7 +36,7 @@ from memeval.engines.base import (
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
 from memeval.engines.reference_rank import rank
-from memeval.engines.reference_store import TenantStore, cursor_key
+from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, Unsupported, UsageError
 from memeval.suggest import did_you_mean
 
@@ -129,7 +129,7 @@ class ReferenceEngine:
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
             keys = store.keys if request.prefer_recent else None
-            ranked = rank(request.query, lexical, dense, store.features, keys)[: request.limit]
+            ranked = rank(request.query, lexical, dense, store.features, keys, is_dated)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memeval.engines.reference_index import STOPWORDS, stem
+from memeval.freshness import Shape, asked_words, replaces, shape
 
 W_BM25 = 1.0
 W_WORDS = 0.6
@@ -30,6 +31,10 @@ W_DENSE = 1.0
 RECENCY = 0.25
 STOPWORD_WEIGHT = 0.2
 CONTENDER_SHARE = 0.5
+SUPERSEDE_SPAN = 40
+# Demoting can push an item out of its section, so it takes near-duplicates (the pack's own
+# move to a final section keeps the item and asks for less).
+SUPERSEDE_SHARE = 0.7
 _GRAM = 3
 _CACHE_MAX = 100_000
 
@@ -40,6 +45,7 @@ class Features:
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
         self._cache: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._shapes: dict[int, Shape] = {}
 
     def of(self, doc: int) -> tuple[frozenset[str], frozenset[str]]:
         """``doc``'s stemmed words (stopwords kept) and its character trigrams."""
@@ -50,10 +56,20 @@ class Features:
             found = self._cache[doc] = text_features(self._text_of(doc))
         return found
 
+    def shape(self, doc: int) -> Shape:
+        """``doc``'s :func:`memeval.freshness.shape`."""
+        found = self._shapes.get(doc)
+        if found is None:
+            if len(self._shapes) > _CACHE_MAX:
+                self._shapes.clear()
+            found = self._shapes[doc] = shape(self._text_of(doc))
+        return found
+
     def drop(self, docs: Sequence[int]) -> None:
         """Forget the features of removed documents."""
         for doc in docs:
             self._cache.pop(doc, None)
+            self._shapes.pop(doc, None)
 
 
 def text_features(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -68,10 +84,13 @@ def rank(
     dense: Sequence[tuple[int, float]] | None,
     features: Features,
     keys: Sequence[int] | None,
+    dated: Callable[[int], bool] = bool,
 ) -> list[tuple[int, float]]:
     """The pool of ``lexical`` and ``dense`` candidates, best first, as ``(doc, fused score)``.
 
     Ties are broken newest first with ``keys`` (recency key per document), else oldest first.
+    With ``keys``, superseded candidates go after the rest (:func:`demote_superseded`; ``dated``
+    tells whether a key belongs to a dated item).
     """
     bm25 = dict(lexical)
     near = dict(dense or ())
@@ -99,7 +118,25 @@ def rank(
     span = max(len(order) - 1, 1)
     for i, doc in enumerate(order):
         scores[doc] += RECENCY * i / span
-    return sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
+    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
+    return demote_superseded(ranked, query, features, keys, dated)
+
+
+def demote_superseded(
+    ranked: list[tuple[int, float]], query: str, features: Features, keys: Sequence[int], dated: Callable[[int], bool]
+) -> list[tuple[int, float]]:
+    """``ranked`` with each superseded candidate among the first :data:`SUPERSEDE_SPAN` moved
+    after them, in rank order (see :func:`memeval.freshness.replaces`; both items dated).
+
+    Scores are kept, so a demoted item shows its own (higher) score below a lower one.
+    """
+    head = [pair for pair in ranked[:SUPERSEDE_SPAN] if dated(keys[pair[0]])]
+    asked = asked_words(query)
+    stale = {old for old, _ in head for new, _ in head
+             if keys[new] > keys[old] and replaces(features.shape(new), features.shape(old), asked, SUPERSEDE_SHARE)}
+    if not stale:
+        return ranked
+    return [p for p in ranked if p[0] not in stale] + [p for p in ranked if p[0] in stale]
 
 
 def _add(scores: dict[int, float], signal: dict[int, float], weight: float) -> None:

@@ -198,6 +198,11 @@ def _micros(item: MemoryItem) -> int:
     return (when - _EPOCH) // _MICROSECOND
 
 
+def is_dated(key: int) -> bool:
+    """Whether a recency key belongs to an item with an ``at`` timestamp."""
+    return key >> _SLOT_BITS >= _DATED
+
+
 def cursor_key(cursor: str) -> int:
     """The recency key a list cursor stands for.
 
