@@ -129,7 +129,7 @@ class ReferenceEngine:
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
             keys = store.keys if request.prefer_recent else None
-            ranked = rank(request.query, lexical, dense, store.features, keys, is_dated)[: request.limit]
+            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, request.limit)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

@@ -57,18 +57,21 @@ def analyze(text: str) -> list[str]:
     Lower-cased unicode words, stopwords and single letters (not digits) dropped, then lightly stemmed
     (:func:`stem`), so that ``moved``/``moves``/``moving`` meet. Never raises on any input.
     """
-    lowered = text.lower()
-    if lowered.isascii():
-        lowered = lowered.encode().translate(_ASCII_SEPARATORS).decode()
-    else:
-        lowered = lowered.translate(_SEPARATORS)
-    words = lowered.split()
+    words = flatten(text).split()
     try:
         return list(filter(None, map(_analyzed.__getitem__, words)))
     except KeyError:
         if len(_analyzed) > _CACHE_MAX:
             _analyzed.clear()
         return [term for word in words for part in _parts(word) if (term := _term(part))]
+
+
+def flatten(text: str) -> str:
+    """``text`` lower-cased with punctuation turned into spaces (words are then ``split()``)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.encode().translate(_ASCII_SEPARATORS).decode()
+    return lowered.translate(_SEPARATORS)
 
 
 def _parts(word: str) -> list[str]:

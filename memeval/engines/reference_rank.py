@@ -1,27 +1,29 @@
 """Fused ranking for the reference engine: every signal votes on one pool of candidates.
 
-The pool is the union of the BM25 top list and the dense top list (both exact or ANN indexes
-hand in their own best). Each candidate is then scored on four signals, each normalised to
-[0, 1] by the best value in the pool:
+The pool is the union of the BM25 top list and the dense top list. Each candidate is scored on
+four signals, each normalised to [0, 1] by the best value in the pool:
 
 - ``bm25``: the Okapi BM25 score over content words (0 outside the BM25 list);
-- ``words``: the weighted share of the query's distinct words the candidate holds, stopwords
-  kept at a fifth of a content word's weight, so "what did we switch off" still counts "off";
-- ``grams``: the share of the query's character trigrams (per word, padded) found in the
-  candidate, which meets near-miss spellings and inflections the stemmer misses;
+- ``words``: the weighted share of the query's distinct words the candidate holds (a content
+  word by its stem at a word start, so ``deploy`` meets ``deployed``; a stopword as a whole
+  word at a fifth of the weight, so "what did we switch off" still counts "off");
+- ``grams``: the share of the query's character trigrams (of its content words, padded with
+  spaces) found in the candidate, which meets near-miss spellings and inflections;
 - ``dense``: cosine similarity, shifted so the worst candidate in the pool is 0.
 
 The fused score is their weighted sum, plus, with a recency key per document, a bounded bonus
-in proportion to a candidate's recency rank in the pool (at most :data:`RECENCY`), so that among
-candidates matching about equally the newer one comes first. Features of a document are cached
-(texts never change under an id).
+in proportion to a candidate's recency rank among the contenders (candidates within half the
+best score; at most :data:`RECENCY`), so that among candidates matching about equally the newer
+one comes first. Then a candidate that a newer near-duplicate supersedes goes after the rest
+(:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
+microseconds a candidate, so nothing per document is precomputed or cached but its shape.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from memeval.engines.reference_index import STOPWORDS, stem
+from memeval.engines.reference_index import STOPWORDS, flatten, stem
 from memeval.freshness import Shape, asked_words, replaces, shape
 
 W_BM25 = 1.0
@@ -31,30 +33,23 @@ W_DENSE = 1.0
 RECENCY = 0.25
 STOPWORD_WEIGHT = 0.2
 CONTENDER_SHARE = 0.5
-SUPERSEDE_SPAN = 40
 # Demoting can push an item out of its section, so it takes near-duplicates (the pack's own
 # move to a final section keeps the item and asks for less).
 SUPERSEDE_SHARE = 0.7
 _GRAM = 3
-_CACHE_MAX = 100_000
+_CACHE_MAX = 50_000
 
 
-class Features:
-    """Cached per-document word and trigram sets (documents are immutable under an id)."""
+class Texts:
+    """A tenant's flattened document texts on demand, and a bounded cache of their shapes."""
 
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
-        self._cache: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         self._shapes: dict[int, Shape] = {}
 
-    def of(self, doc: int) -> tuple[frozenset[str], frozenset[str]]:
-        """``doc``'s stemmed words (stopwords kept) and its character trigrams."""
-        found = self._cache.get(doc)
-        if found is None:
-            if len(self._cache) > _CACHE_MAX:
-                self._cache.clear()
-            found = self._cache[doc] = text_features(self._text_of(doc))
-        return found
+    def flat(self, doc: int) -> str:
+        """``doc``'s text lower-cased, punctuation as spaces, padded with a space each side."""
+        return f" {flatten(self._text_of(doc))} "
 
     def shape(self, doc: int) -> Shape:
         """``doc``'s :func:`memeval.freshness.shape`."""
@@ -66,46 +61,56 @@ class Features:
         return found
 
     def drop(self, docs: Sequence[int]) -> None:
-        """Forget the features of removed documents."""
+        """Forget what is cached about removed documents."""
         for doc in docs:
-            self._cache.pop(doc, None)
             self._shapes.pop(doc, None)
 
 
-def text_features(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The stemmed word set of ``text`` (stopwords kept) and the trigrams of its words."""
-    words = _terms(text)
-    return words, frozenset(g for w in words for g in _grams(w))
+class Query:
+    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams."""
+
+    def __init__(self, text: str) -> None:
+        words = dict.fromkeys(flatten(text).split())
+        self.words = [(f" {w} ", STOPWORD_WEIGHT) if w in STOPWORDS else (f" {stem(w)}", 1.0) for w in words]
+        self.total = sum(weight for _, weight in self.words) or 1.0
+        content = [w for w in words if w not in STOPWORDS and len(w) > 2]
+        self.grams = list(dict.fromkeys(g for w in content for g in _grams(w)))
+
+    def word_share(self, flat: str) -> float:
+        """The weighted share of the query's words found in ``flat``."""
+        return sum(weight for needle, weight in self.words if needle in flat) / self.total
+
+    def gram_share(self, flat: str) -> float:
+        """The share of the query's trigrams found in ``flat``."""
+        return sum(1 for gram in self.grams if gram in flat) / (len(self.grams) or 1)
 
 
 def rank(
     query: str,
     lexical: Sequence[tuple[int, float]],
     dense: Sequence[tuple[int, float]] | None,
-    features: Features,
+    texts: Texts,
     keys: Sequence[int] | None,
     dated: Callable[[int], bool] = bool,
+    span: int = 0,
 ) -> list[tuple[int, float]]:
     """The pool of ``lexical`` and ``dense`` candidates, best first, as ``(doc, fused score)``.
 
     Ties are broken newest first with ``keys`` (recency key per document), else oldest first.
-    With ``keys``, superseded candidates go after the rest (:func:`demote_superseded`; ``dated``
-    tells whether a key belongs to a dated item).
+    With ``keys``, superseded candidates among the first ``span`` go after the rest
+    (:func:`demote_superseded`; ``dated`` tells whether a key belongs to a dated item).
     """
     bm25 = dict(lexical)
     near = dict(dense or ())
     pool = list(dict.fromkeys([*bm25, *near]))
     if not pool:
         return []
-    qwords, qgrams = _query_features(query)
-    weights = {w: STOPWORD_WEIGHT if w in STOPWORDS else 1.0 for w in qwords}
-    total = sum(weights.values()) or 1.0
-    word_share = {d: sum(weights[w] for w in qwords & features.of(d)[0]) / total for d in pool}
-    gram_share = {d: len(qgrams & features.of(d)[1]) / (len(qgrams) or 1) for d in pool}
+    asked = Query(query)
+    flats = {doc: texts.flat(doc) for doc in pool}
     scores = dict.fromkeys(pool, 0.0)
     _add(scores, bm25, W_BM25)
-    _add(scores, word_share, W_WORDS)
-    _add(scores, gram_share, W_GRAMS)
+    _add(scores, {d: asked.word_share(f) for d, f in flats.items()}, W_WORDS)
+    _add(scores, {d: asked.gram_share(f) for d, f in flats.items()}, W_GRAMS)
     if near:
         low = min(near.values())
         _add(scores, {d: s - low for d, s in near.items()}, W_DENSE)
@@ -115,25 +120,27 @@ def rank(
     # value's recency rank down.
     best = max(scores.values())
     order = sorted((d for d in pool if scores[d] >= CONTENDER_SHARE * best), key=keys.__getitem__)
-    span = max(len(order) - 1, 1)
+    steps = max(len(order) - 1, 1)
     for i, doc in enumerate(order):
-        scores[doc] += RECENCY * i / span
+        scores[doc] += RECENCY * i / steps
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
-    return demote_superseded(ranked, query, features, keys, dated)
+    return demote_superseded(ranked, query, texts, keys, dated, span)
 
 
 def demote_superseded(
-    ranked: list[tuple[int, float]], query: str, features: Features, keys: Sequence[int], dated: Callable[[int], bool]
+    ranked: list[tuple[int, float]], query: str, texts: Texts, keys: Sequence[int],
+    dated: Callable[[int], bool], span: int,
 ) -> list[tuple[int, float]]:
-    """``ranked`` with each superseded candidate among the first :data:`SUPERSEDE_SPAN` moved
-    after them, in rank order (see :func:`memeval.freshness.replaces`; both items dated).
+    """``ranked`` with each superseded candidate among the first ``span`` moved after them, in
+    rank order (see :func:`memeval.freshness.replaces`, both items dated, at least
+    :data:`SUPERSEDE_SHARE` of their words in common).
 
     Scores are kept, so a demoted item shows its own (higher) score below a lower one.
     """
-    head = [pair for pair in ranked[:SUPERSEDE_SPAN] if dated(keys[pair[0]])]
+    head = [doc for doc, _ in ranked[:span] if dated(keys[doc])]
     asked = asked_words(query)
-    stale = {old for old, _ in head for new, _ in head
-             if keys[new] > keys[old] and replaces(features.shape(new), features.shape(old), asked, SUPERSEDE_SHARE)}
+    stale = {old for old in head for new in head
+             if keys[new] > keys[old] and replaces(texts.shape(new), texts.shape(old), asked, SUPERSEDE_SHARE)}
     if not stale:
         return ranked
     return [p for p in ranked if p[0] not in stale] + [p for p in ranked if p[0] in stale]
@@ -145,19 +152,6 @@ def _add(scores: dict[int, float], signal: dict[int, float], weight: float) -> N
     if best > 0:
         for doc, value in signal.items():
             scores[doc] += weight * value / best
-
-
-def _query_features(query: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The query's stemmed words and the trigrams of its content words."""
-    words = _terms(query)
-    content = [w for w in words if w not in STOPWORDS and len(w) > 2]
-    return words, frozenset(g for w in content for g in _grams(w))
-
-
-def _terms(text: str) -> frozenset[str]:
-    """Lower-cased words, stemmed unless they are stopwords (kept as they are)."""
-    words = "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
-    return frozenset(w if w in STOPWORDS else stem(w) for w in words)
 
 
 def _grams(word: str) -> list[str]:

@@ -17,7 +17,7 @@ from itertools import islice
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
 from memeval.engines.embedders import DenseIndex
 from memeval.engines.reference_index import LexicalIndex
-from memeval.engines.reference_rank import Features
+from memeval.engines.reference_rank import Texts
 from memeval.errors import EngineError
 
 _SLOT_BITS = 32
@@ -48,7 +48,7 @@ class TenantStore:
         self._node_unsorted: set[int] = set()
         self._beliefs: dict[str, tuple[Belief, str]] = {}
         self._scanned = 0
-        self.features = Features(self._text)
+        self.texts = Texts(self._text)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Store ``item`` unless its id is already here (then a replay that stores nothing).
@@ -117,7 +117,7 @@ class TenantStore:
         self.lexical.remove(docs)
         if self.dense is not None:
             self.dense.remove(docs)
-        self.features.drop(list(docs))
+        self.texts.drop(list(docs))
         gone = {self.keys[doc] for doc in docs}
         self._order = [key for key in self._order if key not in gone]
         for code in set(docs.values()):
