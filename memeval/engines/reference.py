@@ -5,8 +5,9 @@ Ranking, per recall: the best BM25 candidates over title + text
 index) and, with the embedding model (installed by default), the most similar by cosine
 (:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
 scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
-bounded recency bonus with ``prefer_recent``. Each list holds at least 24 candidates, so packs
-fill their sections when the budget allows.
+bounded recency bonus with ``prefer_recent``. Each list holds at least 24 candidates, and the
+``limit`` newest items in the nodes join the pool too (scored on the same signals), so packs
+fill their sections when the budget allows, with or without the dense signal.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities: ``forget``, ``erase``, ``beliefs``, ``inspect``.
@@ -128,8 +129,9 @@ class ReferenceEngine:
             depth = max(2 * request.limit, MIN_DEPTH)
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
+            recent = store.newest(codes, request.limit)
             keys = store.keys if request.prefer_recent else None
-            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, request.limit)[: request.limit]
+            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, depth, recent)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

@@ -1,6 +1,7 @@
 """Fused ranking for the reference engine: every signal votes on one pool of candidates.
 
-The pool is the union of the BM25 top list and the dense top list. Each candidate is scored on
+The pool is the union of the BM25 top list, the dense top list and a few filler candidates
+(the engine passes the newest items). Each candidate is scored on
 four signals, each normalised to [0, 1] by the best value in the pool:
 
 - ``bm25``: the Okapi BM25 score over content words (0 outside the BM25 list);
@@ -9,7 +10,7 @@ four signals, each normalised to [0, 1] by the best value in the pool:
   word at a fifth of the weight, so "what did we switch off" still counts "off");
 - ``grams``: the share of the query's character trigrams (of its content words, padded with
   spaces) found in the candidate, which meets near-miss spellings and inflections;
-- ``dense``: cosine similarity, shifted so the worst candidate in the pool is 0.
+- ``dense``: cosine similarity, shifted so the worst dense candidate is 0 (all equal: all 1).
 
 The fused score is their weighted sum, plus, with a recency key per document, a bounded bonus
 in proportion to a candidate's recency rank among the contenders (candidates within half the
@@ -93,8 +94,10 @@ def rank(
     keys: Sequence[int] | None,
     dated: Callable[[int], bool] = bool,
     span: int = 0,
+    recent: Sequence[int] = (),
 ) -> list[tuple[int, float]]:
-    """The pool of ``lexical`` and ``dense`` candidates, best first, as ``(doc, fused score)``.
+    """The pool of ``lexical``, ``dense`` and ``recent`` candidates, best first, as
+    ``(doc, fused score)``; ``recent`` (say, the newest items) only fills the pool.
 
     Ties are broken newest first with ``keys`` (recency key per document), else oldest first.
     With ``keys``, superseded candidates among the first ``span`` go after the rest
@@ -102,7 +105,7 @@ def rank(
     """
     bm25 = dict(lexical)
     near = dict(dense or ())
-    pool = list(dict.fromkeys([*bm25, *near]))
+    pool = list(dict.fromkeys([*bm25, *near, *recent]))
     if not pool:
         return []
     asked = Query(query)
@@ -112,8 +115,10 @@ def rank(
     _add(scores, {d: asked.word_share(f) for d, f in flats.items()}, W_WORDS)
     _add(scores, {d: asked.gram_share(f) for d, f in flats.items()}, W_GRAMS)
     if near:
+        # Shifted by the worst so the spread decides; equal cosines (one candidate) count fully.
         low = min(near.values())
-        _add(scores, {d: s - low for d, s in near.items()}, W_DENSE)
+        spread = max(near.values()) > low
+        _add(scores, {d: s - low if spread else 1.0 for d, s in near.items()}, W_DENSE)
     if keys is None:
         return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     # Recency ranks only the contenders: unrelated newer items must not push a superseding
