@@ -5,7 +5,7 @@ Ranking, per recall: the best BM25 candidates over title + text
 index) and, with the embedding model (installed by default), the most similar by cosine
 (:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
 scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
-bounded recency bonus with ``prefer_recent``. Each list holds at least 24 candidates, and the
+bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and the
 ``limit`` newest items in the nodes join the pool too (scored on the same signals), so packs
 fill their sections when the budget allows, with or without the dense signal.
 
@@ -43,6 +43,7 @@ from memeval.suggest import did_you_mean
 
 CAPABILITIES = frozenset({"forget", "erase", "beliefs", "inspect"})
 MIN_DEPTH = 24
+MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
 _SETTINGS = ("embedder", "min_similarity", "lexical_budget")
 
@@ -126,12 +127,12 @@ class ReferenceEngine:
             if request.query is None:
                 docs = store.newest(codes, request.limit)
                 return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
-            depth = max(2 * request.limit, MIN_DEPTH)
+            depth = max(request.limit, MIN_DEPTH)
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
             recent = store.newest(codes, request.limit)
             keys = store.keys if request.prefer_recent else None
-            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, depth, recent)[: request.limit]
+            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, max(request.limit, MIN_SPAN), recent)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

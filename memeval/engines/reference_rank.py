@@ -23,6 +23,7 @@ microseconds a candidate, so nothing per document is precomputed or cached but i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import compress
 
 from memeval.engines.reference_index import STOPWORDS, flatten, stem
 from memeval.freshness import Shape, asked_words, replaces, shape
@@ -73,17 +74,19 @@ class Query:
     def __init__(self, text: str) -> None:
         words = dict.fromkeys(flatten(text).split())
         self.words = [(f" {w} ", STOPWORD_WEIGHT) if w in STOPWORDS else (f" {stem(w)}", 1.0) for w in words]
-        self.total = sum(weight for _, weight in self.words) or 1.0
+        self._needles = [needle for needle, _ in self.words]
+        self._weights = [weight for _, weight in self.words]
+        self.total = sum(self._weights) or 1.0
         content = [w for w in words if w not in STOPWORDS and len(w) > 2]
         self.grams = list(dict.fromkeys(g for w in content for g in _grams(w)))
 
     def word_share(self, flat: str) -> float:
         """The weighted share of the query's words found in ``flat``."""
-        return sum(weight for needle, weight in self.words if needle in flat) / self.total
+        return sum(compress(self._weights, map(flat.__contains__, self._needles))) / self.total
 
     def gram_share(self, flat: str) -> float:
         """The share of the query's trigrams found in ``flat``."""
-        return sum(1 for gram in self.grams if gram in flat) / (len(self.grams) or 1)
+        return sum(map(flat.__contains__, self.grams)) / (len(self.grams) or 1)
 
 
 def rank(
