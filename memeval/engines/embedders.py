@@ -4,8 +4,9 @@ Everything here needs ``tokenlearn-static-model`` and numpy (core dependencies s
 became part of the default install). :func:`load_embedder` is the only door, and with ``auto``
 a model that cannot load simply means "no dense signal".
 
-Vectors are embedded lazily: a write only queues its text, and the first search after it
-embeds every queued text in one batch, so write throughput does not depend on the model.
+Vectors are embedded at write time in batches: a write queues its text, and the write that
+fills a batch of 4,096 embeds it, so no search ever pays for a large backlog (a search embeds
+the few texts still queued, under one batch).
 """
 
 from __future__ import annotations
@@ -158,6 +159,13 @@ class DenseIndex:
         self._width = max(self._width, node + 2)
         self._pending.append(text)
         self._version += 1
+        if len(self._pending) >= _BATCH:
+            try:
+                self._embed_pending()
+            except EngineError:
+                # The write itself succeeded; the texts stay queued and the next search
+                # retries them and reports the failure to the caller who can act on it.
+                pass
 
     def remove(self, docs: Collection[int]) -> None:
         """Make documents unmatchable; unknown ones are ignored."""
@@ -232,7 +240,13 @@ class DenseIndex:
         Raises:
             EngineError: the embedder failed; the texts not yet embedded stay queued.
         """
-        np = self._np
+        self._embed_pending()
+        if self._codes_version != self._version:
+            self._codes = self._np.frombuffer(self._node.tobytes(), dtype=self._np.int32)
+            self._codes_version = self._version
+
+    def _embed_pending(self) -> None:
+        """Embed the queued texts in batches of :data:`_BATCH`; raises like :meth:`_flush`."""
         while self._pending:
             batch = self._pending[:_BATCH]
             vecs = self._queries.embed(batch)
@@ -240,9 +254,6 @@ class DenseIndex:
             self._vecs[self._rows : self._rows + len(batch)] = vecs
             self._rows += len(batch)
             del self._pending[: len(batch)]
-        if self._codes_version != self._version:
-            self._codes = np.frombuffer(self._node.tobytes(), dtype=np.int32)
-            self._codes_version = self._version
 
     def _grow(self, rows: int, dim: int) -> None:
         """Make room for ``rows`` vectors, doubling the capacity so appends stay amortised O(1)."""
