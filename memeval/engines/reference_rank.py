@@ -30,7 +30,7 @@ from memeval.freshness import Shape, asked_words, replaces, shape
 
 W_BM25 = 1.0
 W_WORDS = 0.6
-W_GRAMS = 0.5
+W_GRAMS = 1.0
 W_DENSE = 1.0
 RECENCY = 0.25
 STOPWORD_WEIGHT = 0.2
