@@ -8,8 +8,9 @@ four signals, each normalised to [0, 1] by the best value in the pool:
 - ``words``: the weighted share of the query's distinct words the candidate holds (a content
   word by its stem at a word start, so ``deploy`` meets ``deployed``; a stopword as a whole
   word at a fifth of the weight, so "what did we switch off" still counts "off");
-- ``grams``: the share of the query's character trigrams (of its content words, padded with
-  spaces) found in the candidate, which meets near-miss spellings and inflections;
+- ``grams``: per content word of the query, the share of its character trigrams (padded with
+  spaces) found in the candidate, counted from two thirds of them on and averaged over the words,
+  which meets near-miss spellings and inflections;
 - ``dense``: cosine similarity, shifted so the worst dense candidate is 0 (all equal: all 1).
 
 The fused score is their weighted sum, plus, with a recency key per document, a bounded bonus
@@ -39,6 +40,7 @@ CONTENDER_SHARE = 0.5
 # move to a final section keeps the item and asks for less).
 SUPERSEDE_SHARE = 0.7
 _GRAM = 3
+FUZZY = 0.67
 _CACHE_MAX = 50_000
 
 
@@ -77,16 +79,21 @@ class Query:
         self._needles = [needle for needle, _ in self.words]
         self._weights = [weight for _, weight in self.words]
         self.total = sum(self._weights) or 1.0
-        content = [w for w in words if w not in STOPWORDS and len(w) > 2]
-        self.grams = list(dict.fromkeys(g for w in content for g in _grams(w)))
+        self.grams = [_grams(w) for w in words if w not in STOPWORDS and len(w) > 2]
 
     def word_share(self, flat: str) -> float:
         """The weighted share of the query's words found in ``flat``."""
         return sum(compress(self._weights, map(flat.__contains__, self._needles))) / self.total
 
     def gram_share(self, flat: str) -> float:
-        """The share of the query's trigrams found in ``flat``."""
-        return sum(map(flat.__contains__, self.grams)) / (len(self.grams) or 1)
+        """The mean over the query's content words of the share of their trigrams found in
+        ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match)."""
+        total = 0.0
+        for grams in self.grams:
+            share = sum(map(flat.__contains__, grams)) / len(grams)
+            if share >= FUZZY:
+                total += share
+        return total / (len(self.grams) or 1)
 
 
 def rank(
