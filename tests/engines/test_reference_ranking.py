@@ -106,3 +106,32 @@ def test_the_held_out_suite_meets_the_targets_with_the_same_settings(tmp_path):
     assert hit["n"] == 13 and hit["value"] >= 0.92
     assert fresh["n"] == 2 and fresh["value"] >= 0.8
     assert leaks["n"] == 1 and leaks["k"] == 0
+
+
+class CountingEmbedder:
+    """Deterministic 2-d vectors that count the texts they embed."""
+
+    name = "counting-2d"
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def embed(self, texts):
+        import numpy
+
+        self.embedded += len(texts)
+        return numpy.array([[1.0, float(len(t) % 7)] for t in texts], dtype=numpy.float32)
+
+
+def test_vectors_are_computed_at_write_time_in_batches():
+    pytest.importorskip("numpy")
+    from memeval.engines.embedders import QueryVectors
+    from memeval.engines.reference import ReferenceEngine
+
+    embedder = CountingEmbedder()
+    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=-1.0, lexical_budget=0)
+    for i in range(4096 + 5):
+        engine.write(turn(f"note number {i}", day(i % 20)))
+    assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
+    recall(engine, "note number 7", limit=1)
+    assert embedder.embedded == 4096 + 5 + 1  # the partial batch and the query, at the first search
