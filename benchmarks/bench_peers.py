@@ -110,8 +110,8 @@ def compare(items: list[MemoryItem], queries: list[str]) -> list[dict]:
             peer.add(d, t)
         peer.commit()
 
-    version = getattr(peer._tv, "__version__", "").split(",")[0]
-    row = _timed_ingest(f"tantivy {version} (1 writer thread)".replace("  ", " "), len(turns), build)
+    version = str(getattr(peer._tv, "__version__", "tantivy")).split(",")[0]  # "tantivy v0.27.0, index_format v7"
+    row = _timed_ingest(f"{version} (1 writer thread)", len(turns), build)
     row.update(_timed_search(lambda q: peer.search(q, TOP), asked, truth, peer.docs))
     rows.append(row)
     return rows
