@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
 from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
@@ -24,6 +25,7 @@ _BATCH = 4096
 _QUERY_CACHE = 64
 _LEADERS = 1024
 _SMALL_SHARE = 8
+_GRAPH_SHARE = 4
 
 
 class Embedder(Protocol):
@@ -121,7 +123,9 @@ class QueryVectors:
 
 
 class DenseIndex:
-    """Brute-force cosine search over one tenant's documents, filtered by node code.
+    """Cosine search over one tenant's documents, filtered by node code: exact over the rows of
+    a few nodes, from an HNSW graph (:mod:`memeval.engines.reference_ann`, when installed) over
+    most of a large tenant, else exact over every row.
 
     Documents are dense ids in write order (0, 1, 2, ...), as in the lexical index. Rows of
     removed documents stay but can never match. Not thread-safe: the engine serialises calls.
@@ -145,6 +149,7 @@ class DenseIndex:
         self._codes_version = -1
         self._sims: tuple[str, int, Any] | None = None
         self._leaders: tuple[str, int, Any, bool] | None = None
+        self._ann: AnnIndex | None = None
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Queue ``text`` as document ``doc`` (must equal the number added so far).
@@ -182,20 +187,39 @@ class DenseIndex:
         np = self._np
         if k <= 0 or not nodes:
             return []
-        sims = self._similarities(query)
+        self._flush()
         size = sum(len(self._node_rows.get(n, ())) for n in nodes)
         if size * _SMALL_SHARE <= self._rows:
+            # A few nodes: score only their rows (at 1M rows a full scan is 20+ ms).
             parts = [np.frombuffer(self._node_rows[n].tobytes(), dtype=np.int32) for n in nodes if n in self._node_rows]
             rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
-            hits = self._best(sims, rows[self._codes[rows] > 0], k)
-        else:
-            lut = np.zeros(self._width, dtype=bool)
-            lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
-            leaders, complete = self._leading(query, sims)
-            hits = leaders[lut[self._codes[leaders]]][:k]
-            if hits.size < k and not complete:
-                hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
+            rows = rows[self._codes[rows] > 0]
+            sims = np.zeros(self._rows, dtype=np.float32)
+            sims[rows] = np.einsum("ij,j->i", self._vecs[rows], self._queries.vector(query))
+            hits = self._best(sims, rows, k)
+            return [(int(doc), float(sims[doc])) for doc in hits]
+        lut = np.zeros(self._width, dtype=bool)
+        lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
+        if self._ann is not None and self._rows >= ANN_MIN:
+            found = self._from_graph(query, lut, k)
+            if found is not None:
+                return found
+        sims = self._similarities(query)
+        leaders, complete = self._leading(query, sims)
+        hits = leaders[lut[self._codes[leaders]]][:k]
+        if hits.size < k and not complete:
+            hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
         return [(int(doc), float(sims[doc])) for doc in hits]
+
+    def _from_graph(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
+        """The ``k`` best live rows in the selected nodes as the HNSW graph finds them, or None
+        when fewer than ``k`` of its candidates are in those nodes (the caller scans exactly)."""
+        rows, sims = self._ann.search(self._queries.vector(query), max(_GRAPH_SHARE * k, 64))  # type: ignore[union-attr]
+        keep = lut[self._codes[rows]] & (sims >= self._floor)
+        rows, sims = rows[keep][:k], sims[keep][:k]
+        if rows.size < k:
+            return None
+        return [(int(doc), float(sim)) for doc, sim in zip(rows, sims, strict=True)]
 
     def _similarities(self, query: str) -> Any:
         """Cosine of every row with the query, cached until the next write or removal (a
@@ -252,6 +276,10 @@ class DenseIndex:
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
+            if self._ann is None and available():
+                self._ann = AnnIndex(vecs.shape[1])
+            if self._ann is not None:
+                self._ann.add(self._rows, vecs)
             self._rows += len(batch)
             del self._pending[: len(batch)]
 

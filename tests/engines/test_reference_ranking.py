@@ -135,3 +135,36 @@ def test_vectors_are_computed_at_write_time_in_batches():
     assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
     recall(engine, "note number 7", limit=1)
     assert embedder.embedded == 4096 + 5 + 1  # the partial batch and the query, at the first search
+
+
+def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
+    pytest.importorskip("usearch", reason="the ann extra (usearch) is not installed")
+    import numpy
+
+    from memeval.engines import embedders
+    from memeval.engines.embedders import QueryVectors
+    from memeval.engines.reference import ReferenceEngine
+
+    monkeypatch.setattr(embedders, "ANN_MIN", 200)
+    monkeypatch.setattr(embedders, "_BATCH", 100)
+    rng = numpy.random.default_rng(5)
+    table = {}
+
+    class Random8d:
+        name = "random-8d"
+
+        def embed(self, texts):
+            rows = [table.setdefault(t, rng.standard_normal(8).astype(numpy.float32)) for t in texts]
+            vecs = numpy.array(rows, dtype=numpy.float32)
+            return vecs / numpy.linalg.norm(vecs, axis=1, keepdims=True)
+
+    engine = ReferenceEngine(QueryVectors(Random8d()), min_similarity=-1.0, lexical_budget=0)
+    for i in range(600):
+        engine.write(turn(f"entry {i}", day(i % 20), node=f"agent:a{i % 3}"))
+    dense = engine._tenants[T].dense
+    query = "entry 17"
+    got = [doc for doc, _ in dense.search(query, (0, 1, 2), 10)]
+    sims = dense._vecs[: dense._rows] @ dense._queries.vector(query)
+    want = list(numpy.argsort(-sims, kind="stable")[:10])
+    assert dense._ann is not None and len(dense._ann) == 600
+    assert len(set(got) & set(want)) >= 9
