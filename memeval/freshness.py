@@ -19,6 +19,7 @@ budget drops the replaced values first. Nothing is removed: sources that merely 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Mapping
 
 from memeval.engines.base import MemoryItem
@@ -60,8 +61,10 @@ def asked_words(query: str | None) -> frozenset[str] | None:
     return frozenset(analyze(query)) if query else None
 
 
+@lru_cache(maxsize=65_536)
 def shape(text: str) -> Shape:
-    """A text's content words outside its numbers, and its values (normalised)."""
+    """A text's content words outside its numbers, and its values (normalised); cached, since
+    one pack's items are tested again by the next pack."""
     values = {t.strip(".,-").replace(",", "").lower() for t in _TOKEN.findall(text)}
     values -= STOPWORDS | {""}
     numbers = frozenset(analyze(" ".join(v for v in values if any(c.isdigit() for c in v))))

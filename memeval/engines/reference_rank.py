@@ -18,7 +18,7 @@ in proportion to a candidate's recency rank among the contenders (candidates wit
 best score; at most :data:`RECENCY`), so that among candidates matching about equally the newer
 one comes first. Then a candidate that a newer near-duplicate supersedes goes after the rest
 (:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
-microseconds a candidate, so nothing per document is precomputed or cached but its shape.
+microseconds a candidate, so nothing per document is precomputed.
 """
 
 from __future__ import annotations
@@ -41,33 +41,21 @@ CONTENDER_SHARE = 0.5
 SUPERSEDE_SHARE = 0.7
 _GRAM = 3
 FUZZY = 0.67
-_CACHE_MAX = 50_000
 
 
 class Texts:
-    """A tenant's flattened document texts on demand, and a bounded cache of their shapes."""
+    """A tenant's document texts, flattened on demand."""
 
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
-        self._shapes: dict[int, Shape] = {}
 
     def flat(self, doc: int) -> str:
         """``doc``'s text lower-cased, punctuation as spaces, padded with a space each side."""
         return f" {flatten(self._text_of(doc))} "
 
     def shape(self, doc: int) -> Shape:
-        """``doc``'s :func:`memeval.freshness.shape`."""
-        found = self._shapes.get(doc)
-        if found is None:
-            if len(self._shapes) > _CACHE_MAX:
-                self._shapes.clear()
-            found = self._shapes[doc] = shape(self._text_of(doc))
-        return found
-
-    def drop(self, docs: Sequence[int]) -> None:
-        """Forget what is cached about removed documents."""
-        for doc in docs:
-            self._shapes.pop(doc, None)
+        """``doc``'s :func:`memeval.freshness.shape` (cached there)."""
+        return shape(self._text_of(doc))
 
 
 class Query:

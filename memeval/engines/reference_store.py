@@ -117,7 +117,6 @@ class TenantStore:
         self.lexical.remove(docs)
         if self.dense is not None:
             self.dense.remove(docs)
-        self.texts.drop(list(docs))
         gone = {self.keys[doc] for doc in docs}
         self._order = [key for key in self._order if key not in gone]
         for code in set(docs.values()):
