@@ -43,6 +43,7 @@ from memeval.suggest import did_you_mean
 
 CAPABILITIES = frozenset({"forget", "erase", "beliefs", "inspect"})
 MIN_DEPTH = 24
+# Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
 _SETTINGS = ("embedder", "min_similarity", "lexical_budget")
@@ -116,8 +117,8 @@ class ReferenceEngine:
         """At most ``request.limit`` hits in the requested nodes, best first.
 
         Scores: the fused score (see the module docstring), and ``1 / position`` for
-        ``query=None``. A query with no indexable word (only stopwords or
-        punctuation) matches lexically nothing; never raises on any query text.
+        ``query=None``. A query of only stopwords or punctuation matches nothing in BM25 but
+        still ranks the pool by its other signals; never raises on any query text.
         """
         with self._lock:
             store = self._tenants.get(request.tenant)
@@ -132,7 +133,8 @@ class ReferenceEngine:
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
             recent = store.newest(codes, request.limit)
             keys = store.keys if request.prefer_recent else None
-            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, max(request.limit, MIN_SPAN), recent)[: request.limit]
+            span = max(request.limit, MIN_SPAN)
+            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, span, recent)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
