@@ -5,9 +5,10 @@ Ranking, per recall: the best BM25 candidates over title + text
 index) and, with the embedding model (installed by default), the most similar by cosine
 (:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
 scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
-bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and the
-``limit`` newest items in the nodes join the pool too (scored on the same signals), so packs
-fill their sections when the budget allows, with or without the dense signal.
+bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and when the
+two hold fewer than 2 × limit, the ``limit`` newest items in the nodes join the pool too (scored
+on the same signals), so packs fill their sections when the budget allows, with or without the
+dense signal.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities: ``forget``, ``erase``, ``beliefs``, ``inspect``.
@@ -131,7 +132,9 @@ class ReferenceEngine:
             depth = max(request.limit, MIN_DEPTH)
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
-            recent = store.newest(codes, request.limit)
+            # The newest items only fill a pool the other lists leave short of ``limit``.
+            short = len(lexical) + len(dense or ()) < 2 * request.limit
+            recent = store.newest(codes, request.limit) if short else []
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
             ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, span, recent)[: request.limit]

@@ -67,7 +67,8 @@ class Query:
         self._needles = [needle for needle, _ in self.words]
         self._weights = [weight for _, weight in self.words]
         self.total = sum(self._weights) or 1.0
-        self.grams = [_grams(w) for w in words if w not in STOPWORDS and len(w) > 2]
+        content = [w for w in words if w not in STOPWORDS and len(w) > 2]
+        self.grams = [(f" {stem(w)}", _grams(w)) for w in content]
 
     def word_share(self, flat: str) -> float:
         """The weighted share of the query's words found in ``flat``."""
@@ -77,7 +78,10 @@ class Query:
         """The mean over the query's content words of the share of their trigrams found in
         ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match)."""
         total = 0.0
-        for grams in self.grams:
+        for needle, grams in self.grams:
+            if needle in flat:  # the word's stem is there: all that matters of its trigrams
+                total += 1.0
+                continue
             share = sum(map(flat.__contains__, grams)) / len(grams)
             if share >= FUZZY:
                 total += share
