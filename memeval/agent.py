@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 
 from memeval.engines.base import Answers, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
+from memeval.freshness import prefer_fresh
 from memeval.pack import Pack, Section, assemble, render_item
 from memeval.record import TimingLabel
 from memeval.spec.model import Policy
@@ -134,13 +135,13 @@ class AgentMemory:
                 ("This agent's history", (f"agent:{self.agent}",), p.history, False),
                 ("Team conversations", ("agent:",), p.team, True)]
         sections = list(lead or [])
-        seen = {ref for s in sections for ref in s.refs}
+        seen: dict[str, MemoryItem | None] = {ref: None for s in sections for ref in s.refs}
         for heading, nodes, limit, show_agent in plan:
             sections.append(self._section(heading, nodes, limit, query, exclude, seen, show_agent))
-        return assemble(sections, p.budget_tokens, front)
+        return assemble(prefer_fresh(sections, seen, query), p.budget_tokens, front)
 
     def _section(self, heading: str, nodes: tuple[str, ...], limit: int, query: str | None, exclude: Exclusion,
-                 seen: set[str], show_agent: bool) -> Section:
+                 seen: dict[str, MemoryItem | None], show_agent: bool) -> Section:
         section = Section(heading)
         if limit <= 0:
             return section
@@ -149,7 +150,7 @@ class AgentMemory:
             item = hit.item
             if item.id in seen or exclude.excludes(item):
                 continue
-            seen.add(item.id)
+            seen[item.id] = item
             section.bullets.append(render_item(item, show_agent=show_agent))
             section.refs.append(item.id)
             if len(section.bullets) >= limit:

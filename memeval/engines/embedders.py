@@ -1,11 +1,12 @@
 """Optional dense retrieval for the reference engine: a local embedder and a vector index.
 
-Everything here needs the ``embeddings`` extra (``tokenlearn-static-model`` and numpy). Nothing
-else in memeval imports numpy: :func:`load_embedder` is the only door, and with ``auto`` a
-missing extra simply means "no dense signal".
+Everything here needs ``tokenlearn-static-model`` and numpy (core dependencies since the model
+became part of the default install). :func:`load_embedder` is the only door, and with ``auto``
+a model that cannot load simply means "no dense signal".
 
-Vectors are embedded lazily: a write only queues its text, and the first search after it
-embeds every queued text in one batch, so write throughput does not depend on the model.
+Vectors are embedded at write time in batches: a write queues its text, and the write that
+fills a batch of 4,096 embeds it, so no search ever pays for a large backlog (a search embeds
+the few texts still queued, under one batch).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
 from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
@@ -23,6 +25,7 @@ _BATCH = 4096
 _QUERY_CACHE = 64
 _LEADERS = 1024
 _SMALL_SHARE = 8
+_GRAPH_SHARE = 4
 
 
 class Embedder(Protocol):
@@ -70,11 +73,11 @@ class StaticEmbedder:
 def load_embedder(choice: str) -> Embedder | None:
     """The embedder a ``embedder:`` setting asks for, or None for plain BM25.
 
-    ``auto`` uses the static model when the ``embeddings`` extra is installed, else None;
-    ``static`` requires it; ``none`` never embeds.
+    ``auto`` uses the static model when it loads, else None; ``static`` requires it; ``none``
+    never embeds.
 
     Raises:
-        UsageError: an unknown choice, or ``static`` without the extra installed.
+        UsageError: an unknown choice, or ``static`` when the model cannot load.
     """
     if choice not in EMBEDDER_CHOICES:
         raise UsageError(f"reference engine: embedder must be one of {', '.join(EMBEDDER_CHOICES)}, not {choice!r}")
@@ -120,7 +123,9 @@ class QueryVectors:
 
 
 class DenseIndex:
-    """Brute-force cosine search over one tenant's documents, filtered by node code.
+    """Cosine search over one tenant's documents, filtered by node code: exact over the rows of
+    a few nodes, from an HNSW graph (:mod:`memeval.engines.reference_ann`, when installed) over
+    most of a large tenant, else exact over every row.
 
     Documents are dense ids in write order (0, 1, 2, ...), as in the lexical index. Rows of
     removed documents stay but can never match. Not thread-safe: the engine serialises calls.
@@ -135,7 +140,7 @@ class DenseIndex:
         self._floor = min_similarity
         self._pending: list[str] = []
         self._node = array("i")
-        self._node_rows: dict[int, array] = {}
+        self._node_rows: dict[int, array[int]] = {}
         self._vecs: Any = None
         self._rows = 0
         self._codes: Any = numpy.zeros(0, dtype=numpy.int32)
@@ -144,6 +149,7 @@ class DenseIndex:
         self._codes_version = -1
         self._sims: tuple[str, int, Any] | None = None
         self._leaders: tuple[str, int, Any, bool] | None = None
+        self._ann: AnnIndex | None = None
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Queue ``text`` as document ``doc`` (must equal the number added so far).
@@ -158,6 +164,13 @@ class DenseIndex:
         self._width = max(self._width, node + 2)
         self._pending.append(text)
         self._version += 1
+        if len(self._pending) >= _BATCH:
+            try:
+                self._embed_pending()
+            except EngineError:
+                # The write itself succeeded; the texts stay queued and the next search
+                # retries them and reports the failure to the caller who can act on it.
+                pass
 
     def remove(self, docs: Collection[int]) -> None:
         """Make documents unmatchable; unknown ones are ignored."""
@@ -174,20 +187,39 @@ class DenseIndex:
         np = self._np
         if k <= 0 or not nodes:
             return []
-        sims = self._similarities(query)
+        self._flush()
         size = sum(len(self._node_rows.get(n, ())) for n in nodes)
         if size * _SMALL_SHARE <= self._rows:
+            # A few nodes: score only their rows (at 1M rows a full scan is 20+ ms).
             parts = [np.frombuffer(self._node_rows[n].tobytes(), dtype=np.int32) for n in nodes if n in self._node_rows]
             rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
-            hits = self._best(sims, rows[self._codes[rows] > 0], k)
-        else:
-            lut = np.zeros(self._width, dtype=bool)
-            lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
-            leaders, complete = self._leading(query, sims)
-            hits = leaders[lut[self._codes[leaders]]][:k]
-            if hits.size < k and not complete:
-                hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
+            rows = rows[self._codes[rows] > 0]
+            sims = np.zeros(self._rows, dtype=np.float32)
+            sims[rows] = np.einsum("ij,j->i", self._vecs[rows], self._queries.vector(query))
+            hits = self._best(sims, rows, k)
+            return [(int(doc), float(sims[doc])) for doc in hits]
+        lut = np.zeros(self._width, dtype=bool)
+        lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
+        if self._ann is not None and self._rows >= ANN_MIN:
+            found = self._from_graph(query, lut, k)
+            if found is not None:
+                return found
+        sims = self._similarities(query)
+        leaders, complete = self._leading(query, sims)
+        hits = leaders[lut[self._codes[leaders]]][:k]
+        if hits.size < k and not complete:
+            hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
         return [(int(doc), float(sims[doc])) for doc in hits]
+
+    def _from_graph(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
+        """The ``k`` best live rows in the selected nodes as the HNSW graph finds them, or None
+        when fewer than ``k`` of its candidates are in those nodes (the caller scans exactly)."""
+        rows, sims = self._ann.search(self._queries.vector(query), max(_GRAPH_SHARE * k, 64))  # type: ignore[union-attr]
+        keep = lut[self._codes[rows]] & (sims >= self._floor)
+        rows, sims = rows[keep][:k], sims[keep][:k]
+        if rows.size < k:
+            return None
+        return [(int(doc), float(sim)) for doc, sim in zip(rows, sims, strict=True)]
 
     def _similarities(self, query: str) -> Any:
         """Cosine of every row with the query, cached until the next write or removal (a
@@ -232,17 +264,24 @@ class DenseIndex:
         Raises:
             EngineError: the embedder failed; the texts not yet embedded stay queued.
         """
-        np = self._np
+        self._embed_pending()
+        if self._codes_version != self._version:
+            self._codes = self._np.frombuffer(self._node.tobytes(), dtype=self._np.int32)
+            self._codes_version = self._version
+
+    def _embed_pending(self) -> None:
+        """Embed the queued texts in batches of :data:`_BATCH`; raises like :meth:`_flush`."""
         while self._pending:
             batch = self._pending[:_BATCH]
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
+            if self._ann is None and available():
+                self._ann = AnnIndex(vecs.shape[1])
+            if self._ann is not None:
+                self._ann.add(self._rows, vecs)
             self._rows += len(batch)
             del self._pending[: len(batch)]
-        if self._codes_version != self._version:
-            self._codes = np.frombuffer(self._node.tobytes(), dtype=np.int32)
-            self._codes_version = self._version
 
     def _grow(self, rows: int, dim: int) -> None:
         """Make room for ``rows`` vectors, doubling the capacity so appends stay amortised O(1)."""

@@ -1,30 +1,28 @@
 """The embedded reference engine: real retrieval in-process, with no network and no server.
 
-Ranking, per recall:
-
-1. BM25 over title + text (:mod:`memeval.engines.reference_index`), query terms OR-ed, the node
-   filter applied inside the index.
-2. With the ``embeddings`` extra, brute-force cosine over static embeddings
-   (:mod:`memeval.engines.embedders`), fused with BM25 by reciprocal-rank fusion (k = 60).
-3. With ``prefer_recent``, a bounded recency boost per list before ranking: a candidate's BM25
-   score grows by at most 25 % and its cosine by at most 0.02, in proportion to its recency rank
-   among the contenders (candidates within half the best BM25 score or 0.05 of the best cosine).
-   So among items matching about equally the newer one comes first, and a clearly better match
-   is never overtaken.
+Ranking, per recall: the best BM25 candidates over title + text
+(:mod:`memeval.engines.reference_index`, query terms OR-ed, the node filter applied inside the
+index) and, with the embedding model (installed by default), the most similar by cosine
+(:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
+scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
+bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and when the
+two hold fewer than 2 × limit, the ``limit`` newest items in the nodes join the pool too (scored
+on the same signals), so packs fill their sections when the budget allows, with or without the
+dense signal.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
 ``erase``, ``beliefs``, ``inspect``.
 
 Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
-(cosine below which a dense-only candidate is dropped, default 0.45) and ``lexical_budget``
+(cosine below which a dense candidate is dropped, default -1: none is) and ``lexical_budget``
 (postings a query scores exactly, 0 = always exact, default 4096).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import memeval
@@ -42,16 +40,15 @@ from memeval.engines.base import (
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
-from memeval.engines.reference_store import TenantStore, cursor_key
+from memeval.engines.reference_rank import rank
+from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
-RRF_K = 60
-LEXICAL_RECENCY = 0.25
-DENSE_RECENCY = 0.02
-CONTENDER_SHARE = 0.5
-CONTENDER_GAP = 0.05
-DEFAULT_MIN_SIMILARITY = 0.45
+MIN_DEPTH = 24
+# Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
+MIN_SPAN = 12
+DEFAULT_MIN_SIMILARITY = -1.0
 _SETTINGS = ("embedder", "min_similarity", "lexical_budget")
 
 
@@ -122,9 +119,9 @@ class ReferenceEngine:
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` hits in the requested nodes, best first.
 
-        Scores: the boosted BM25 score without embeddings, the fused RRF score with them, and
-        ``1 / position`` for ``query=None``. A query with no indexable word (only stopwords or
-        punctuation) matches lexically nothing; never raises on any query text.
+        Scores: the fused score (see the module docstring), and ``1 / position`` for
+        ``query=None``. A query of only stopwords or punctuation matches nothing in BM25 but
+        still ranks the pool by its other signals; never raises on any query text.
         """
         with self._lock:
             store = self._tenants.get(request.tenant)
@@ -134,11 +131,15 @@ class ReferenceEngine:
             if request.query is None:
                 docs = store.newest(codes, request.limit)
                 return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
-            depth = max(2 * request.limit, 10)
+            depth = max(request.limit, MIN_DEPTH)
             lexical = store.lexical.search(analyze(request.query), codes, depth)
             dense = store.dense.search(request.query, codes, depth) if store.dense else None
+            # The newest items only fill a pool the other lists leave short of ``limit``.
+            short = len(lexical) + len(dense or ()) < 2 * request.limit
+            recent = store.newest(codes, request.limit) if short else []
             keys = store.keys if request.prefer_recent else None
-            ranked = fuse(lexical, dense, keys)[: request.limit]
+            span = max(request.limit, MIN_SPAN)
+            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, span, recent)[: request.limit]
             return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
@@ -172,67 +173,6 @@ class ReferenceEngine:
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
         return TenantStore(LexicalIndex(self._budget), dense)
-
-
-def fuse(
-    lexical: Sequence[tuple[int, float]],
-    dense: Sequence[tuple[int, float]] | None,
-    keys: Sequence[int] | None,
-) -> list[tuple[int, float]]:
-    """Merge ranked ``(doc, score)`` lists into one, best first.
-
-    ``dense`` None means lexical only: the result is the (boosted) BM25 order. Otherwise both
-    lists are fused by RRF. ``keys`` (recency key per document) enables the recency boost and
-    breaks remaining ties newest first; without it ties keep the older document first.
-    """
-    recency = _recency(_contenders(lexical, dense or ()), keys) if keys is not None else {}
-    lex = {doc: score * (1 + LEXICAL_RECENCY * recency.get(doc, 0.0)) for doc, score in lexical}
-    if dense is None:
-        fused = lex
-    else:
-        near = {doc: sim + DENSE_RECENCY * recency.get(doc, 0.0) for doc, sim in dense}
-        fused = dict.fromkeys([doc for doc, _ in lexical] + [doc for doc, _ in dense], 0.0)
-        for scores in (lex, near):
-            for doc, rank in _ranks(scores).items():
-                fused[doc] += 1.0 / (RRF_K + rank)
-    if keys is None:
-        return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
-    return sorted(fused.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
-
-
-def _contenders(lexical: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]]) -> list[int]:
-    """Candidates close enough to the best of a list for recency to matter between them.
-
-    Ranking recency among every candidate would let unrelated newer items push a superseding
-    value's recency rank down; a candidate under half the best BM25 score (or 0.05 of cosine
-    below the best) can never reach the top with a bounded boost anyway.
-    """
-    out = []
-    if lexical:
-        best = max(score for _, score in lexical)
-        out += [doc for doc, score in lexical if score >= best * CONTENDER_SHARE]
-    if dense:
-        best = max(similarity for _, similarity in dense)
-        out += [doc for doc, similarity in dense if similarity >= best - CONTENDER_GAP]
-    return list(dict.fromkeys(out))
-
-
-def _recency(docs: Sequence[int], keys: Sequence[int]) -> dict[int, float]:
-    """Each document's recency rank among ``docs`` scaled to [0, 1] (1 = newest)."""
-    order = sorted(docs, key=keys.__getitem__)
-    span = max(len(order) - 1, 1)
-    return {doc: i / span if len(order) > 1 else 1.0 for i, doc in enumerate(order)}
-
-
-def _ranks(scores: Mapping[int, float]) -> dict[int, int]:
-    """1-based ranks by descending score; equal scores share the best rank."""
-    ranks: dict[int, int] = {}
-    previous, rank = None, 0
-    for i, (doc, score) in enumerate(sorted(scores.items(), key=lambda pair: -pair[1]), start=1):
-        if score != previous:
-            previous, rank = score, i
-        ranks[doc] = rank
-    return ranks
 
 
 ADAPTER = Adapter(create)

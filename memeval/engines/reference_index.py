@@ -57,18 +57,21 @@ def analyze(text: str) -> list[str]:
     Lower-cased unicode words, stopwords and single letters (not digits) dropped, then lightly stemmed
     (:func:`stem`), so that ``moved``/``moves``/``moving`` meet. Never raises on any input.
     """
-    lowered = text.lower()
-    if lowered.isascii():
-        lowered = lowered.encode().translate(_ASCII_SEPARATORS).decode()
-    else:
-        lowered = lowered.translate(_SEPARATORS)
-    words = lowered.split()
+    words = flatten(text).split()
     try:
         return list(filter(None, map(_analyzed.__getitem__, words)))
     except KeyError:
         if len(_analyzed) > _CACHE_MAX:
             _analyzed.clear()
         return [term for word in words for part in _parts(word) if (term := _term(part))]
+
+
+def flatten(text: str) -> str:
+    """``text`` lower-cased with punctuation turned into spaces (words are then ``split()``)."""
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.encode().translate(_ASCII_SEPARATORS).decode()
+    return lowered.translate(_SEPARATORS)
 
 
 def _parts(word: str) -> list[str]:
@@ -136,7 +139,7 @@ class LexicalIndex:
         # node arrays: about 20 % faster writes at 100k turns. Once more than _FRESH_MAX postings
         # wait, each write spreads the oldest terms, so no write pays for a whole batch;
         # queries spread their own terms first, so nothing is ever missed.
-        self._fresh: dict[str, array] = {}
+        self._fresh: dict[str, array[int]] = {}
         self._fresh_order: deque[str] = deque()
         self._fresh_size = 0
         self._node = array("I")
@@ -337,7 +340,7 @@ class _QueryTerm(NamedTuple):
 
     idf: float
     term: str
-    lists: list[array]
+    lists: list[array[int]]
     repeats: list[dict[int, int]]
 
 
@@ -349,10 +352,10 @@ class _Postings(dict[str, "_TermPostings"]):
         return by_node
 
 
-class _TermPostings(dict[int, array]):
+class _TermPostings(dict[int, "array[int]"]):
     """One term's postings: node code -> documents holding the term, in write order."""
 
-    def __missing__(self, node: int) -> array:
+    def __missing__(self, node: int) -> array[int]:
         plist = self[node] = array("I")
         return plist
 

@@ -17,6 +17,7 @@ from itertools import islice
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
 from memeval.engines.embedders import DenseIndex
 from memeval.engines.reference_index import LexicalIndex
+from memeval.engines.reference_rank import Texts
 from memeval.errors import EngineError
 
 _SLOT_BITS = 32
@@ -47,6 +48,7 @@ class TenantStore:
         self._node_unsorted: set[int] = set()
         self._beliefs: dict[str, tuple[Belief, str]] = {}
         self._scanned = 0
+        self.texts = Texts(self._text)
 
     def write(self, item: MemoryItem) -> WriteReceipt:
         """Store ``item`` unless its id is already here (then a replay that stores nothing).
@@ -155,6 +157,12 @@ class TenantStore:
         """The beliefs built so far, in the order they were built."""
         return Derived(beliefs=tuple(belief for belief, _ in self._beliefs.values()))
 
+    def _text(self, doc: int) -> str:
+        item = self.items[doc]
+        if item is None:
+            return ""
+        return item.text if item.title is None else f"{item.title}\n{item.text}"
+
     def _new_node(self, name: str) -> int:
         code = self._codes[name] = len(self._codes)
         self._node_order.append([])
@@ -187,6 +195,11 @@ def _micros(item: MemoryItem) -> int:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return (when - _EPOCH) // _MICROSECOND
+
+
+def is_dated(key: int) -> bool:
+    """Whether a recency key belongs to an item with an ``at`` timestamp."""
+    return key >> _SLOT_BITS >= _DATED
 
 
 def cursor_key(cursor: str) -> int:

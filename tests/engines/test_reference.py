@@ -214,7 +214,7 @@ def test_bm25_ranks_the_relevant_item_first_among_distractors():
     for text in DISTRACTORS[4:]:
         engine.write(turn(text))
     hits = recall(engine, "What is Alice allergic to?")
-    assert hits == ["Alice mentioned she is allergic to peanuts, so no satay."]
+    assert hits[0] == "Alice mentioned she is allergic to peanuts, so no satay."
     assert recall(engine, "Which tickets did the team plan on Monday?")[0] == DISTRACTORS[0]
 
 
@@ -300,10 +300,11 @@ def test_punctuation_and_query_syntax_never_raise(query):
     assert [h.item.id for h in beside_a_word] == [item.id]
 
 
-def test_a_query_of_only_stopwords_returns_nothing_without_error():
+def test_a_query_of_only_stopwords_ranks_by_them_without_error():
     engine = bm25_only()
     engine.write(turn("what is it about the weather"))
-    assert recall(engine, "What is it about?") == []
+    engine.write(turn("rain tomorrow"))
+    assert recall(engine, "What is it about?") == ["what is it about the weather", "rain tomorrow"]
 
 
 def test_build_beliefs_one_per_document_and_thread_never_duplicated():
@@ -360,7 +361,7 @@ def test_embeddings_find_a_paraphrase_that_bm25_misses():
         for text in texts:
             engine.write(turn(text))
     assert dense.info().settings["ranking"] == "bm25+dense(static-64d)+recency"
-    assert recall(plain, query) == []
+    assert len(recall(plain, query)) == len(texts)  # no shared content word, yet the list fills
     assert recall(dense, query)[0] == "I am allergic to peanuts and shellfish."
     assert recall(dense, "allergic to peanuts")[0] == "I am allergic to peanuts and shellfish."
 
@@ -395,8 +396,8 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     with pytest.raises(EngineError, match="flaky-2d failed: model crashed"):
         engine.recall(RecallRequest(T, ("agent:",), "kiwis?", 5))
     embedder.fail = False
-    assert recall(engine, "bananas?") == ["bananas are yellow"]
-    assert recall(engine, "zebras") == ["apples are red"]
+    assert recall(engine, "bananas?")[0] == "bananas are yellow"
+    assert recall(engine, "zebras")[0] == "apples are red"
 
 
 def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, int], query: list[str]) -> dict:
