@@ -23,6 +23,7 @@ COMMANDS = (
     "compare",
     "sweep",
     "regrade",
+    "power",
 )
 
 
