@@ -153,9 +153,10 @@ def _estimate(values: list[float], labels: list[Hashable], naive: tuple[float, f
 
 
 def _per_cluster(values: Sequence[float], labels: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
-    """Per cluster (in first-seen order): the sum of its values and how many it has."""
-    index: dict[Hashable, int] = {}
-    codes = np.fromiter((index.setdefault(c, len(index)) for c in labels), dtype=np.intp, count=len(labels))
+    """Per cluster, in the order of the labels' reprs (so a result does not depend on the order
+    probes come in): the sum of its values and how many it has."""
+    index = {label: i for i, label in enumerate(sorted(set(labels), key=repr))}
+    codes = np.fromiter((index[c] for c in labels), dtype=np.intp, count=len(labels))
     sums = np.bincount(codes, weights=np.asarray(values, dtype=float), minlength=len(index))
     sizes = np.bincount(codes, minlength=len(index)).astype(float)
     return sums, sizes
