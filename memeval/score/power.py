@@ -140,7 +140,7 @@ def measure(runs: Sequence[Sequence[ProbeOutcome]]) -> Variance:
     clusters = len(set(labels))
     sd = float(np.std(means, ddof=1)) if len(keys) > 1 else None
     within = float(np.var(grid, axis=1, ddof=1).mean()) if len(runs) > 1 else None
-    rho = icc(list(means), labels)
+    rho = icc(means.tolist(), labels)
     size = len(keys) / clusters
     effect = 1.0 if size == 1 else (None if rho is None else 1 + (size - 1) * rho)
     return Variance(len(keys), clusters, len(runs), dropped, float(means.mean()), sd, within, rho, effect)
@@ -166,10 +166,10 @@ def plan(variance: Variance, delta_pp: float, alpha: float = ALPHA, power: float
 def _unplannable(variance: Variance) -> str | None:
     if variance.probes < 2 or variance.sd is None:
         return "fewer than two probes scored in every run"
-    if variance.design_effect is None:
-        return "the intra-cluster correlation cannot be estimated (one cluster, or no spread)"
     if variance.sd == 0:
         return "every probe got the same verdict: no variance to plan from"
+    if variance.design_effect is None:
+        return "the intra-cluster correlation cannot be estimated with one cluster"
     return None
 
 
