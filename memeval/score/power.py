@@ -22,12 +22,11 @@ with a reason.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
-
-import numpy as np
 
 ALPHA = 0.05
 POWER = 0.8
@@ -135,15 +134,15 @@ def measure(runs: Sequence[Sequence[ProbeOutcome]]) -> Variance:
     dropped = len(set().union(*(set(r) for r in per_run)) - every) if per_run else 0
     if not keys:
         return Variance(0, 0, len(runs), dropped, None, None, None, None, None)
-    grid = np.array([[float(r[key]) for r in per_run] for key in keys])
-    means, labels = grid.mean(axis=1), [key[0] for key in keys]
+    grid = [[float(r[key]) for r in per_run] for key in keys]
+    means, labels = [sum(row) / len(row) for row in grid], [key[0] for key in keys]
     clusters = len(set(labels))
-    sd = float(np.std(means, ddof=1)) if len(keys) > 1 else None
-    within = float(np.var(grid, axis=1, ddof=1).mean()) if len(runs) > 1 else None
-    rho = icc(means.tolist(), labels)
+    sd = statistics.stdev(means) if len(keys) > 1 else None
+    within = statistics.fmean(statistics.variance(row) for row in grid) if len(runs) > 1 else None
+    rho = icc(means, labels)
     size = len(keys) / clusters
     effect = 1.0 if size == 1 else (None if rho is None else 1 + (size - 1) * rho)
-    return Variance(len(keys), clusters, len(runs), dropped, float(means.mean()), sd, within, rho, effect)
+    return Variance(len(keys), clusters, len(runs), dropped, statistics.fmean(means), sd, within, rho, effect)
 
 
 def plan(variance: Variance, delta_pp: float, alpha: float = ALPHA, power: float = POWER) -> PowerPlan:
