@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -29,6 +31,7 @@ SEED = 20240613
 EXACT_CLUSTERS = 12
 """Up to this many clusters the sign-flip test enumerates all 2^k flips exactly."""
 _LEVEL = (0.025, 0.975)
+K = TypeVar("K", bound=Hashable)
 _TIE = 1e-12  # |T| equal to the observed one up to float noise counts as "at least as extreme"
 
 
@@ -175,8 +178,8 @@ def _bootstrap(sums: np.ndarray, sizes: np.ndarray, resamples: int, seed: int) -
     return (round(float(lo), 4), round(float(hi), 4)), None
 
 
-def paired_cluster_test(base: Mapping[Hashable, float], other: Mapping[Hashable, float],
-                        clusters: Mapping[Hashable, Hashable], *, resamples: int = RESAMPLES,
+def paired_cluster_test(base: Mapping[K, float], other: Mapping[K, float], clusters: Mapping[K, Hashable], *,
+                        resamples: int = RESAMPLES,
                         seed: int = SEED) -> ClusterPairedTest:
     """Compare ``other`` with ``base`` on the probes both scored (keys present in both; each
     value a probe's outcome, or its mean over repeats). ``clusters`` maps every such key to its
@@ -211,12 +214,12 @@ def _sign_flip_p(sums: np.ndarray, method: str, resamples: int, seed: int) -> fl
     return round((extreme + 1) / (resamples + 1), 6)  # the observed assignment counts once
 
 
-def flip_rate(repeats: Sequence[Mapping[Hashable, bool | None]]) -> Rate:
+def flip_rate(repeats: Sequence[Mapping[K, bool | None]]) -> Rate:
     """The share of probes whose verdict is not the same across repeats: k probes flipped of
     n probes with a verdict in at least two repeats (a probe scored once cannot flip, so it is
     not counted). n = 0 (fewer than two repeats) gives a rate whose value is None."""
-    verdicts: dict[Hashable, set[bool]] = {}
-    seen: dict[Hashable, int] = {}
+    verdicts: dict[K, set[bool]] = {}
+    seen: dict[K, int] = {}
     for run in repeats:
         for key, verdict in run.items():
             if verdict is not None:
@@ -226,7 +229,7 @@ def flip_rate(repeats: Sequence[Mapping[Hashable, bool | None]]) -> Rate:
     return Rate(sum(1 for key in judged if len(verdicts[key]) > 1), len(judged))
 
 
-def self_consistency(judgings: Sequence[Mapping[Hashable, bool | None]]) -> Rate:
+def self_consistency(judgings: Sequence[Mapping[K, bool | None]]) -> Rate:
     """The share of items a judge gave identical verdicts every time it judged them (of the
     items judged at least twice): the complement of :func:`flip_rate`."""
     flips = flip_rate(judgings)
@@ -243,7 +246,7 @@ def spread(values: Sequence[float | None]) -> Spread:
     return Spread(len(known), min(known), max(known), None if sd is None else round(sd, 6))
 
 
-def cohen_kappa(judge: Mapping[Hashable, bool | None], matcher: Mapping[Hashable, bool | None]) -> Kappa:
+def cohen_kappa(judge: Mapping[K, bool | None], matcher: Mapping[K, bool | None]) -> Kappa:
     """Cohen's κ = (p_o − p_e) / (1 − p_e) between two binary raters over the items both
     rated (non-null in both)."""
     pairs = [(bool(judge[key]), bool(matcher[key])) for key in judge
@@ -260,7 +263,7 @@ def cohen_kappa(judge: Mapping[Hashable, bool | None], matcher: Mapping[Hashable
     return Kappa(round((observed - expected) / (1 - expected), 6), n, observed, expected, None)
 
 
-def errata_ceiling(outcomes: Mapping[Hashable, bool | None], disputed: set[Hashable] | frozenset[Hashable]) -> ErrataCeiling:
+def errata_ceiling(outcomes: Mapping[K, bool | None], disputed: AbstractSet[K]) -> ErrataCeiling:
     """Accuracy with and without the items whose gold is ``disputed``, and the ceiling they
     impose. Unscored items (None) count nowhere."""
     scored = {key: bool(v) for key, v in outcomes.items() if v is not None}

@@ -150,40 +150,33 @@ def plan(variance: Variance, delta_pp: float, alpha: float = ALPHA, power: float
     if not delta_pp > 0:
         raise ValueError(f"delta must be a positive number of points, got {delta_pp}")
     blank = PowerPlan(variance, delta_pp, alpha, power, None, None, None, None, None, None)
-    reason = _unplannable(variance)
-    if reason:
-        return replace(blank, reason=reason)
+    sd, effect = variance.sd, variance.design_effect
+    if variance.probes < 2 or sd is None:
+        return replace(blank, reason="fewer than two probes scored in every run")
+    if sd == 0:
+        return replace(blank, reason="every probe got the same verdict: no variance to plan from")
+    if effect is None:
+        return replace(blank, reason="the intra-cluster correlation cannot be estimated with one cluster")
     z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-    v = variance.sd ** 2 * variance.design_effect  # type: ignore[operator]
+    v = sd * sd * effect
     delta, n, size = delta_pp / 100, variance.probes, variance.probes / variance.clusters
     probes = math.ceil(z * z * 2 * v / (delta * delta))
-    repeats, why = _repeats_needed(variance, z, delta)
+    repeats, why = _repeats_needed(variance, sd * sd, effect, delta * delta * n / (2 * z * z))
     return PowerPlan(variance, delta_pp, alpha, power, round(100 * z * math.sqrt(2 * v / n), 2), probes,
                      math.ceil(probes / size), repeats, None, why)
 
 
-def _unplannable(variance: Variance) -> str | None:
-    if variance.probes < 2 or variance.sd is None:
-        return "fewer than two probes scored in every run"
-    if variance.sd == 0:
-        return "every probe got the same verdict: no variance to plan from"
-    if variance.design_effect is None:
-        return "the intra-cluster correlation cannot be estimated with one cluster"
-    return None
-
-
-def _repeats_needed(variance: Variance, z: float, delta: float) -> tuple[int | None, str | None]:
+def _repeats_needed(variance: Variance, s2: float, effect: float, budget: float) -> tuple[int | None, str | None]:
     """Repeats per probe needed at today's probes: σ_w² / R must fit in what the probe and
-    cluster variance leave of the budget Δ² n / (2 z²)."""
-    if variance.within is None:
+    cluster variance leave of the per-probe budget Δ² n / (2 z²)."""
+    within = variance.within
+    if within is None:
         return None, "needs two or more runs of the suite to measure repeat noise"
-    r, s2 = variance.repeats, variance.sd ** 2  # type: ignore[operator]
-    shared = s2 * (variance.design_effect - 1)  # type: ignore[operator]  # (m − 1) τ²
-    between = max(0.0, s2 - variance.within / r)
-    room = delta * delta * variance.probes / (2 * z * z) - between - shared
+    between = max(0.0, s2 - within / variance.repeats)
+    room = budget - between - s2 * (effect - 1)  # s² (DE − 1) = (m − 1) τ², shared by a cluster
     if room <= 0:
         return None, "more repeats cannot reach it: probe-to-probe variance alone is too large"
-    return max(1, math.ceil(variance.within / room)), None
+    return max(1, math.ceil(within / room)), None
 
 
 def render(plan_: PowerPlan, kpi: str) -> str:

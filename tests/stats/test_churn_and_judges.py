@@ -7,7 +7,7 @@ import pytest
 from memeval.score.clustered import cohen_kappa, errata_ceiling, flip_rate, self_consistency, spread
 from memeval.score.stats import Rate
 
-REPEATS = [
+REPEATS: list[dict[str, bool | None]] = [
     {"a": True, "b": True, "c": False, "d": True, "e": True},
     {"a": True, "b": False, "c": False, "d": None, "e": False},
     {"a": True, "b": True, "c": False, "e": None},
