@@ -5,24 +5,26 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from memeval.score.power import probe_outcomes
-from tests.conftest import ROOT, cli
+from tests.conftest import MEMEVAL, ROOT, cli
 
 SUITE = os.path.join(ROOT, "specs", "agent-memory.yaml")
 
 
 @pytest.fixture(scope="module")
-def run_json(tmp_path_factory) -> Path:
-    """One real ``memeval run`` of the agent-memory suite on the reference engine."""
+def run_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """run.json of one real ``memeval run`` of the agent-memory suite (reference engine), run as
+    its own process with its own home folder."""
     out = tmp_path_factory.mktemp("power-run")
-    with pytest.MonkeyPatch.context() as patch:  # hermetic like every test (the autouse fixture is per test)
-        patch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
-        patch.setenv("HF_HUB_OFFLINE", "1")
-        assert cli(["run", SUITE, "--out", str(out), "--quiet"]) == 0
+    env = {**os.environ, "HOME": str(tmp_path_factory.mktemp("home")), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([*MEMEVAL, "run", SUITE, "--out", str(out), "--quiet"], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
     return out / "run.json"
 
 
