@@ -10,23 +10,27 @@ false unless the caller set it), so nothing is written to the home directory.
 
 Mapping: a tenant is one Graphiti ``group_id`` (``t`` + a hash of the tenant: group ids allow
 only ASCII letters, digits, ``-`` and ``_``); a write is one ``add_episode`` of the item's text,
-dated by ``item.at`` (undated items by the write time). Graphiti extracts entities and fact edges from it. Recall is ``search`` (hybrid
-BM25 + cosine over fact edges, RRF) with ``num_results`` = the request's limit; each edge is
-mapped back to the items whose episodes it came from, in rank order, scored ``1 / rank``, and
-filtered to the requested nodes (Graphiti knows no nodes). Several edges can come from one item,
-so while fewer than ``limit`` items were found and edges were cut off, the search is repeated
-for twice as many edges (up to ``EDGE_FANOUT`` times the limit): a recall returns at most
-``limit`` items. An item from which Graphiti extracted no edge is never
-recalled by a query. ``query=None`` lists the accepted items newest first.
+dated by ``item.at`` (undated items by the write time), from which Graphiti extracts entities
+and fact edges. Recall is ``search`` (hybrid BM25 + cosine over fact edges, RRF) with
+``num_results`` = the request's limit; each edge is mapped back to the items whose episodes it
+came from, in rank order, scored ``1 / rank``, and filtered to the requested nodes (Graphiti
+knows no nodes). Several edges can come from one item, so while fewer than ``limit`` items were
+found and edges were cut off, the search is repeated for twice as many edges (up to
+``EDGE_FANOUT`` times the limit): a recall returns at most ``limit`` items. An item from which
+Graphiti extracted no edge is never recalled by a query. ``query=None`` lists the accepted
+items newest first.
 
 Listing, the replay check and the map from episode to item live in this process (as for
 mem0): ``page`` lists the items this engine accepted. ``forget`` is ``remove_episode`` (which
 drops the edges and entities only that episode supported), ``erase`` clears the group.
 ``inspect`` gives the fact edges Graphiti holds: Graphiti's own derived layer.
 
-Two Graphiti 0.31 defects are worked around: ``Graphiti.build_indices_and_constraints`` is a
-no-op on Kuzu (the full-text indexes that ``search`` needs are built through the driver's
-``graph_ops``), and ``KuzuDriver`` lacks the ``_database`` attribute other code reads.
+Three Graphiti 0.31 defects are worked around: ``Graphiti.build_indices_and_constraints`` is a
+no-op on Kuzu (the full-text indexes ``search`` needs are built through the driver's
+``graph_ops``); ``KuzuDriver`` never sets the ``_database`` that ``add_episode`` reads (an
+AttributeError); and the Kuzu full-text search passes the query on as it is, where a word with
+punctuation attached (``move?``) was seen to make the whole BM25 query match nothing, so recall
+searches for the query's words only (Graphiti's Neo4j path sanitises queries too).
 
 Settings: ``url`` (else ``$GRAPHITI_OPENAI_URL``), ``llm_model``, ``embed_model``,
 ``embed_dims`` (default 256), ``api_key_env`` (the NAME of the variable holding the key; without
@@ -40,6 +44,7 @@ import asyncio
 import hashlib
 import importlib.metadata
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -56,6 +61,7 @@ from memeval.suggest import did_you_mean
 URL_ENV = "GRAPHITI_OPENAI_URL"
 PLACEHOLDER_KEY = "memeval-no-key"
 EDGE_FANOUT = 16
+_WORD = re.compile(r"\w+")
 _SETTINGS = ("url", "llm_model", "embed_model", "embed_dims", "api_key_env", "data_dir")
 _DEFAULTS: dict[str, Any] = {"llm_model": "mock-chat", "embed_model": "mock-embed", "embed_dims": 256}
 T = TypeVar("T")
@@ -116,7 +122,7 @@ def _graphiti(conf: Mapping[str, Any], folder: str) -> Any:
     embedder = OpenAIEmbedderConfig(api_key=key, embedding_model=conf["embed_model"],
                                     embedding_dim=conf["embed_dims"], base_url=conf["url"])
     driver = KuzuDriver(db=os.path.join(folder, "graph.kuzu"))
-    driver._database = None  # graphiti-core 0.31 reads it; KuzuDriver never sets it
+    driver._database = ""  # read by add_episode in 0.31, never set by KuzuDriver; Kuzu has one database
     return Graphiti(graph_driver=driver, llm_client=OpenAIGenericClient(config=llm),
                     embedder=OpenAIEmbedder(embedder), cross_encoder=OpenAIRerankerClient(config=llm))
 
@@ -202,7 +208,6 @@ class GraphitiEngine:
             log = self._logs.get(tenant)
             return log.page(cursor, limit) if log else newest_page([], cursor, limit)
 
-    list = page  # TODO(merge): remove alias
 
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` items of the requested nodes: the sources of the edges
@@ -228,9 +233,11 @@ class GraphitiEngine:
         """The first ``limit`` distinct source items (in the requested nodes) of the edges
         ``search`` ranks: ``limit`` edges first, then twice as many while edges were cut off
         and items are missing, up to ``EDGE_FANOUT`` times the limit."""
-        wanted = request.limit
+        wanted, words = request.limit, " ".join(_WORD.findall(request.query or ""))
+        if not words:
+            return []
         while True:
-            edges = self._run("search", self._graph.search(request.query, group_ids=[group_id(request.tenant)],
+            edges = self._run("search", self._graph.search(words, group_ids=[group_id(request.tenant)],
                                                            num_results=wanted))
             ranked = [self._episodes.get(e) for edge in edges for e in edge.episodes]
             ids = dict.fromkeys(i for t, i in filter(None, ranked) if t == request.tenant and i in log)
@@ -267,7 +274,8 @@ class GraphitiEngine:
         """The fact edges Graphiti holds for the tenant, oldest first, each as a fact
         ``<source entity> <relation> <target entity>``; no beliefs, no conflicts."""
         query = ("MATCH (s:Entity)-[:RELATES_TO]->(e:RelatesToNode_)-[:RELATES_TO]->(t:Entity) "
-                 "WHERE e.group_id = $group_id RETURN s.name AS s, e.name AS p, t.name AS o ORDER BY e.created_at, e.uuid")
+                 "WHERE e.group_id = $group_id "
+                 "RETURN s.name AS s, e.name AS p, t.name AS o ORDER BY e.created_at, e.uuid")
         with self._lock:
             rows, _, _ = self._run("inspect", self._graph.driver.execute_query(query, group_id=group_id(tenant)))
         return Derived(facts=tuple(Belief(str(r["s"]), str(r["p"]), str(r["o"])) for r in rows))
@@ -281,3 +289,5 @@ class GraphitiEngine:
                 self._loop.close()
                 if self._owned:
                     shutil.rmtree(self._folder, ignore_errors=True)
+
+    list = page  # TODO(merge): remove alias; last in the class so its hints see the builtin list

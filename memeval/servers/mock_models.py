@@ -85,7 +85,8 @@ def schema_instance(schema: Any, text: str = "") -> Any:
 
 MAX_ITEMS = 8
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[ \t]+[A-Z][A-Za-z0-9]*)*")
-_SUBJECT = re.compile(r"<(CURRENT[ _]MESSAGE)>\s*(.*?)\s*</\1>", re.DOTALL)
+_SUBJECTS = (re.compile(r"<(CURRENT[ _]MESSAGE)>\s*(.*?)\s*</\1>", re.DOTALL),
+             re.compile(r"<(MESSAGES)>\s*(.*?)\s*</\1>", re.DOTALL))
 
 
 def names_in(text: str) -> list[str]:
@@ -105,11 +106,14 @@ def names_in(text: str) -> list[str]:
 
 def subject_text(messages: list[Any]) -> str:
     """What a structured-output call is about: the body of the last ``<CURRENT MESSAGE>`` (or
-    ``<CURRENT_MESSAGE>``) section of the user messages, as Graphiti's prompts mark it, else
-    the last user message."""
+    ``<CURRENT_MESSAGE>``) section of the user messages, as Graphiti's prompts mark it, else of
+    the last ``<MESSAGES>`` section, else the last user message."""
     users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
-    sections = [m.group(2) for text in users for m in _SUBJECT.finditer(text)]
-    return sections[-1] if sections else (users[-1] if users else "")
+    for pattern in _SUBJECTS:
+        sections = [m.group(2) for text in users for m in pattern.finditer(text)]
+        if sections:
+            return sections[-1]
+    return users[-1] if users else ""
 
 
 class _Instance:

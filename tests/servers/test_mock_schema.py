@@ -43,7 +43,8 @@ SENTENCE = "Alice moved to Paris with Bob."
 
 
 def prompt(body: str) -> list[dict[str, Any]]:
-    user = f"NEVER extract pronouns.\n<PREVIOUS MESSAGES>\n[]\n</PREVIOUS MESSAGES>\n<CURRENT MESSAGE>\n{body}\n</CURRENT MESSAGE>"
+    user = ("NEVER extract pronouns.\n<PREVIOUS MESSAGES>\n[]\n</PREVIOUS MESSAGES>\n"
+            f"<CURRENT MESSAGE>\n{body}\n</CURRENT MESSAGE>")
     return [{"role": "system", "content": "You are an Extraction specialist."}, {"role": "user", "content": user}]
 
 
@@ -76,6 +77,13 @@ def test_names_skip_stopwords_repeats_and_join_runs():
     assert names_in("The cat of New York met Alice. Then Alice's dog, I think, met Bob\nSmith.") == [
         "New York", "Alice", "Bob", "Smith"]
     assert names_in("What about it") == []
+
+
+def test_subject_prefers_the_current_message_then_a_messages_section():
+    both = [{"role": "user", "content": "<MESSAGES>\nAnn earlier\n</MESSAGES>\n<CURRENT_MESSAGE>Ben now</CURRENT_MESSAGE>"}]
+    assert subject_text(both) == "Ben now"
+    summary = [{"role": "user", "content": "Guidelines: Keep it short.\n<MESSAGES>\n\"Cy met Di\"\n</MESSAGES>"}]
+    assert names_in(subject_text(summary)) == ["Cy", "Di"]
 
 
 def test_subject_falls_back_to_the_last_user_message():
