@@ -208,7 +208,6 @@ class GraphitiEngine:
             log = self._logs.get(tenant)
             return log.page(cursor, limit) if log else newest_page([], cursor, limit)
 
-
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` items of the requested nodes: the sources of the edges
         ``search`` ranks for the query (see the module docstring), or, for ``query=None``, the
