@@ -8,8 +8,9 @@ suffix, so any base path works (``/v1``, ``/api/v1``):
 - ``GET .../health`` -> ``{"status": "ok"}``; ``GET .../models`` -> ``mock-chat``, ``mock-embed``;
 - ``POST .../embeddings``: ``input`` string or list, ``dimensions`` (default 256),
   ``encoding_format`` ``float`` or ``base64`` (little-endian float32, as the openai client asks);
-- ``POST .../chat/completions``: ``response_format`` ``json_schema`` -> the schema's empty
-  instance, ``json_object`` -> ``{}``, or, for a mem0-style extraction prompt (a ``## New
+- ``POST .../chat/completions``: ``response_format`` ``json_schema`` -> the schema's smallest
+  instance, its top-level arrays of objects filled from the request's capitalised words (a
+  MOCK extraction, :func:`memeval.servers.mock_models.schema_instance`), ``json_object`` -> ``{}``, or, for a mem0-style extraction prompt (a ``## New
   Messages`` section), ``{"memory": [{"text": line}, ...]}`` with one memory per message line
   (:func:`memeval.servers.mock_models.object_reply`: a MOCK extraction that copies, never
   understands), a judge-shaped prompt -> ``yes``/``no`` (a word-set
@@ -233,7 +234,8 @@ def chat_completion(body: dict[str, Any], completion_id: str) -> dict[str, Any]:
         raise HttpError(400, "invalid_request_error", "the mock does not stream")
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
-        content = json.dumps(models.schema_instance((fmt.get("json_schema") or {}).get("schema", {})))
+        schema = (fmt.get("json_schema") or {}).get("schema", {})
+        content = json.dumps(models.schema_instance(schema, models.subject_text(messages)))
     elif fmt.get("type") == "json_object":
         content = json.dumps(models.object_reply(messages))
     else:

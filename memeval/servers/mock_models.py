@@ -2,9 +2,9 @@
 
 - :func:`embed`: a hashed bag of words and character trigrams, L2-normalised, so texts sharing
   words or word pieces are somewhat close. Not semantic.
-- :func:`schema_instance`: the value a structured-output call returns: an "empty extraction"
-  built from the JSON Schema (first enum value, objects by their properties, arrays empty,
-  numbers 0, booleans false, strings ``"mock"``).
+- :func:`schema_instance`: the value a structured-output call returns: the smallest instance of
+  the JSON Schema, with top-level arrays of objects filled from the request's capitalised
+  words (entity names) and its text (a MOCK extraction: a copy, never an understanding).
 - :func:`object_reply`: the answer to a ``json_object`` call: ``{}``, except for a mem0-style
   extraction prompt, where every non-empty line of its ``## New Messages`` section (without the
   ``user:`` / ``assistant:`` prefix) comes back as one memory, ``{"memory": [{"text": …}]}``.
@@ -67,33 +67,115 @@ def _add(vector: list[float], feature: str, weight: float) -> None:
     vector[bits % len(vector)] += weight if bits >> 63 else -weight
 
 
-def schema_instance(schema: Any, root: Any = None) -> Any:
-    """The empty-extraction value for a JSON Schema (``$ref`` to ``#/$defs`` is followed)."""
-    root = schema if root is None else root
-    if not isinstance(schema, dict):
-        return None
-    if "$ref" in schema:
-        return schema_instance(_resolve(root, schema["$ref"]), root)
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for combinator in ("anyOf", "oneOf", "allOf"):
-        if schema.get(combinator):
-            return schema_instance(schema[combinator][0], root)
-    kind = schema.get("type", "object" if "properties" in schema else None)
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "object":
-        return {name: schema_instance(sub, root) for name, sub in schema.get("properties", {}).items()}
-    return {"array": [], "number": 0, "integer": 0, "boolean": False, "string": "mock"}.get(str(kind))
+def schema_instance(schema: Any, text: str = "") -> Any:
+    """The mock structured-output value for a JSON Schema (``$ref`` to ``#/$defs`` is followed).
+
+    The smallest valid instance (const, default, first enum value, first ``anyOf``/``oneOf``/``allOf``
+    branch, objects by all their properties, numbers 0, booleans false, strings ``"mock"``,
+    arrays empty), except that an array of objects directly under the root object is filled
+    from ``text``, the request's subject (:func:`subject_text`): with ``k`` name fields in the
+    item (string properties called ``name`` or ``*_name``), it holds one item per run of ``k``
+    consecutive names of :func:`names_in` (at most ``MAX_ITEMS``), each name field taking
+    the next name and every other string field the subject text. So an entity extraction
+    returns the capitalised words and an edge extraction links neighbouring ones with the
+    sentence as the fact. A MOCK: it copies words, it understands nothing.
+    """
+    return _Instance(schema, names_in(text), text.strip()).value(schema, 0)
 
 
-def _resolve(root: Any, ref: str) -> Any:
-    node = root
-    for part in ref.removeprefix("#/").split("/"):
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
+MAX_ITEMS = 8
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:[ \t]+[A-Z][A-Za-z0-9]*)*")
+_SUBJECTS = (re.compile(r"<(CURRENT[ _]MESSAGE)>\s*(.*?)\s*</\1>", re.DOTALL),
+             re.compile(r"<(MESSAGES)>\s*(.*?)\s*</\1>", re.DOTALL))
+
+
+def names_in(text: str) -> list[str]:
+    """Runs of capitalised words on one line of ``text`` (``New York``; ``Alice's`` gives
+    ``Alice``), first occurrence order, without repeats, leading stopwords (``The``, ``Then``)
+    or ``I``."""
+    found: list[str] = []
+    for match in _CAPITALISED.finditer(text):
+        words = match.group(0).split()
+        while words and (words[0].lower() in STOPWORDS or words[0] == "I"):
+            words.pop(0)
+        name = " ".join(words)
+        if name and name not in found:
+            found.append(name)
+    return found
+
+
+def subject_text(messages: list[Any]) -> str:
+    """What a structured-output call is about: the body of the last ``<CURRENT MESSAGE>`` (or
+    ``<CURRENT_MESSAGE>``) section of the user messages, as Graphiti's prompts mark it, else of
+    the last ``<MESSAGES>`` section, else the last user message."""
+    users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    for pattern in _SUBJECTS:
+        sections = [m.group(2) for text in users for m in pattern.finditer(text)]
+        if sections:
+            return sections[-1]
+    return users[-1] if users else ""
+
+
+class _Instance:
+    """Builds :func:`schema_instance`'s value; ``slot`` is the index of the item being filled
+    (None outside a filled array)."""
+
+    def __init__(self, root: Any, names: list[str], text: str) -> None:
+        self.root, self.names, self.text = root, names, text
+
+    def value(self, schema: Any, depth: int, slot: int | None = None) -> Any:
+        schema = self._resolve(schema)
+        if not isinstance(schema, dict):
+            return None
+        if "const" in schema:
+            return schema["const"]
+        if "default" in schema:
+            return schema["default"]
+        if schema.get("enum"):
+            return schema["enum"][0]
+        for combinator in ("anyOf", "oneOf", "allOf"):
+            if schema.get(combinator):
+                return self.value(schema[combinator][0], depth, slot)
+        kind = schema.get("type", "object" if "properties" in schema else None)
+        if isinstance(kind, list):
+            kind = next((k for k in kind if k != "null"), "null")
+        if kind == "object":
+            return self._object(schema, depth, slot)
+        if kind == "array":
+            return self._items(schema.get("items"), depth) if depth == 1 else []
+        return {"number": 0, "integer": 0, "boolean": False, "string": "mock"}.get(str(kind))
+
+    def _object(self, schema: dict[str, Any], depth: int, slot: int | None) -> dict[str, Any]:
+        result, used = {}, 0
+        for name, sub in schema.get("properties", {}).items():
+            if slot is not None and self._kind(sub) == "string":
+                is_name = name == "name" or name.endswith("_name")
+                result[name] = self.names[slot + used] if is_name else self.text
+                used += is_name
+            else:
+                result[name] = self.value(sub, depth + 1, None)
+        return result
+
+    def _items(self, items: Any, depth: int) -> list[Any]:
+        item = self._resolve(items)
+        if self._kind(item) != "object":
+            return []
+        fields = [n for n, sub in item.get("properties", {}).items()
+                  if self._kind(sub) == "string" and (n == "name" or n.endswith("_name"))]
+        count = min(MAX_ITEMS, len(self.names) - len(fields) + 1) if fields else 0
+        return [self._object(item, depth + 1, slot) for slot in range(count)]
+
+    def _kind(self, schema: Any) -> Any:
+        schema = self._resolve(schema)
+        return schema.get("type", "object" if "properties" in schema else None) if isinstance(schema, dict) else None
+
+    def _resolve(self, schema: Any) -> Any:
+        while isinstance(schema, dict) and "$ref" in schema:
+            node = self.root
+            for part in str(schema["$ref"]).removeprefix("#/").split("/"):
+                node = node.get(part) if isinstance(node, dict) else None
+            schema = node
+        return schema
 
 
 def message_text(message: Any) -> str:
