@@ -207,7 +207,7 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     hollow. Configurations missing a value are listed under the chart as "no data"."""
     drawn = [p for p in points if p.accuracy is not None and p.latency_ms is not None]
     best, missing = pareto(points), [p.label for p in points if p not in drawn]
-    left, top, w, h = 60, 16, 520, 260
+    left, top, w, h = 60, 24, 520, 260
     lat = [max(p.latency_ms or 0.0, 1e-3) for p in drawn] or [1.0]
     lo, hi = math.floor(math.log10(min(lat))), math.ceil(math.log10(max(lat)))
     hi = max(hi, lo + 1)
@@ -215,14 +215,18 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     body = [f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#bbb"/>',
             _text(left + w / 2, top + h + 32, "latency (ms, log scale) → lower is better", "middle", 'fill="#555"'),
             _text(14, top + h / 2, "accuracy %", "middle", f'fill="#555" transform="rotate(-90 14 {top + h / 2})"')]
-    for tick in range(0, 101, 25):
-        y = top + h - h * tick / 100
-        body.append(_text(left - 6, y + 4, f"{tick}", "end", 'fill="#555"'))
+    floor = max(0, 10 * math.floor((min((p.accuracy or 0.0) for p in drawn) - 5) / 10)) if drawn else 0
+
+    def ypos(acc: float) -> float:
+        return top + h - h * (acc - floor) / (100 - floor)
+
+    for tick in range(floor, 101, max(5, (100 - floor) // 4)):
+        body.append(_text(left - 6, ypos(tick) + 4, f"{tick}", "end", 'fill="#555"'))
     for p10 in range(lo, hi + 1):
         body.append(_text(left + w * (p10 - lo) / (hi - lo), top + h + 16, _ms(10 ** p10), "middle", 'fill="#555"'))
     for i, p in enumerate(drawn):
         cx = left + w * (math.log10(max(p.latency_ms or 0.0, 1e-3)) - lo) / (hi - lo)
-        cy = top + h - h * (p.accuracy or 0.0) / 100
+        cy = ypos(p.accuracy or 0.0)
         r = 5 + 12 * math.sqrt((p.tokens or 0.0) / most)
         colour, star = PALETTE[i % len(PALETTE)], p.label in best
         tip = (f"{p.label}: accuracy {p.accuracy:.1f}%, latency {p.latency_ms:.2f} ms, tokens "
@@ -230,7 +234,7 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
         body.append(f'<circle class="{"pareto" if star else "point"}" cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" '
                     f'fill="{colour if star else "none"}" fill-opacity="0.6" stroke="{colour}" stroke-width="2">'
                     f'<title>{escape(tip)}</title></circle>')
-        body.append(_text(cx + r + 3, cy + 4, ("★ " if star else "") + p.label))
+        body.append(_text(cx, cy + r + 13 + 13 * (i % 2), ("★ " if star else "") + p.label, "middle"))
     if missing:
         body.append(_text(left, top + h + 48, "no data: " + ", ".join(missing), extra='fill="#888"'))
     return _svg(title, top + h + 56, body, left + w + 160)
