@@ -31,6 +31,7 @@ from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
 from memeval.run.output import check_json_target, resume_folder, run_folder
+from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
 from memeval.score.derive import derive
 from memeval.spec.load import load_suite
@@ -85,14 +86,16 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
+            display(echo, req.quiet) as progress:
         engine = engine_def.create(overrides)
         try:
-            record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
+            record = run_suite(suite, engine, options, progress, journal)
         finally:
             engine.close()
-    if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
-        record = _answer(record, answerer, echo, req.quiet)
+        if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
+            progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
+            record = _answer(record, answerer, echo, req.quiet)
     return _finish(req, record, folder, gates, echo, show)
 
 
