@@ -17,7 +17,7 @@ from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult,
 from memeval.record.codec import from_json
 from memeval.run.checkpoint import Journal, ScenarioEntry, new_run_id
 from memeval.run.options import RunOptions, check_only
-from memeval.run.progress import Progress, ProgressEvent, silent
+from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
 from memeval.run.scenario import ScenarioRun
 from memeval.score.derive import derive
 from memeval.spec.model import Scenario, Suite
@@ -69,7 +69,7 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
     runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
     if journal:
         journal.started(scenario.id, runner.state.namespaces)
-    result = runner.run()
+    result = runner.run(lambda steps, at: progress(stage_event(scenario.id, place, steps, at)))
     after = _read_usage(engine, caps) if before is not None else None
     usage = _usage(after.minus(before)) if before is not None and after is not None else None
     entry = ScenarioEntry(dataclasses.replace(result, usage=usage), tuple(runner.probes), timings.frozen())
