@@ -52,6 +52,8 @@ def test_summary_md_golden(tmp_path: Path, golden: Golden) -> None:
         summary = json.load(fh)
     text = write_summary(str(tmp_path), summary)
     assert (tmp_path / "summary.md").read_text(encoding="utf-8") == text
+    page = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert "<svg" in page and 'class="pareto"' in page and "<h2>Flipped probes</h2>" in page
     golden("summary-sweep.md", text)
 
 
