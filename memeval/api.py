@@ -19,7 +19,7 @@ name: memeval then uses it as it is and leaves closing it to the caller.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from memeval.compare import compare_records
 from memeval.compare.table import Comparison
@@ -29,6 +29,7 @@ from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.report.files import read_run
 from memeval.run.options import RunOptions, resolve_options
+from memeval.run.progress import Progress
 from memeval.run.suite import run_suite
 from memeval.spec.engine_def import resolve_engine
 from memeval.spec.load import load_suite
@@ -37,9 +38,11 @@ from memeval.spec.model import Suite
 
 def run(suite: Suite | str, engine: str | Engine = "reference", *, only: Sequence[str] = (), label: str = "",
         keep: bool = False, enrich_wait_s: float | None = None, settle_timeout_s: float | None = None,
-        progress: Callable[[str], None] = lambda _: None) -> RunRecord:
+        progress: Progress = lambda _: None) -> RunRecord:
     """Run ``suite`` (a loaded Suite or a suite file) on ``engine`` (a name or definition file as
-    ``--engine`` takes it, or an Engine object) and return the run record.
+    ``--engine`` takes it, or an Engine object) and return the run record. ``progress``
+    receives a :class:`~memeval.run.progress.ProgressEvent` per step (its ``text`` is the line
+    ``memeval run`` logs).
 
     Raises:
         SpecError: the suite or engine definition is invalid.

@@ -6,7 +6,7 @@ import click
 
 from memeval.compare import compare_files, regressions, render_comparison
 from memeval.errors import GateFailed, Outcome
-from memeval.report.files import write_json
+from memeval.report.files import write_json, write_text
 
 
 @click.command("compare")
@@ -15,15 +15,19 @@ from memeval.report.files import write_json
               help="Profile (or label) to compare against; default: 'baseline', else the first.")
 @click.option("--json", "json_path", default=None, type=click.Path(dir_okay=False),
               help="Also write the comparison as JSON here.")
+@click.option("--html", "html_path", default=None, type=click.Path(dir_okay=False),
+              help="Also write the comparison as one self-contained HTML page here (grid, frontier, flips).")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any KPI moved for the worse (▼).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
-def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, fail_on_regression: bool,
-            templates: str | None) -> Outcome:
+def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, html_path: str | None,
+            fail_on_regression: bool, templates: str | None) -> Outcome:
     """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline."""
     comparison = compare_files(list(runs), baseline)
     click.echo(render_comparison(comparison, templates=templates), nl=False)
     if json_path:
         write_json(json_path, comparison)
+    if html_path:
+        write_text(html_path, render_comparison(comparison, "compare.html.j2", templates))
     worse = regressions(comparison)
     if fail_on_regression and worse:
         raise GateFailed(f"{len(worse)} regression(s): {'; '.join(worse)}")

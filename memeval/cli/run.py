@@ -32,11 +32,20 @@ from memeval.run.session import RunRequest, run_session
                    "with the engine and options it was started with.")
 @click.option("--force", is_flag=True, help="Replace the run record that --out or --json already holds.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths (and errors).")
+@click.option("--junit", "junit", default=None, type=click.Path(dir_okay=False),
+              help="Also write JUnit XML here: one test case per probe.")
+@click.option("--fail-under", "fail_under", multiple=True, metavar="KPI=VALUE",
+              help="Exit 1 when KPI (e.g. pack_hit, pre_turn_p95_ms) is worse than VALUE; repeatable. "
+                   "Rates as 0.9 or 90%.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="What stdout gets: the Markdown report, or one JSON summary for scripts.")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
-            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool) -> Outcome:
-    """Run SUITE (a suite or scenario YAML file) and report on it."""
+            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, junit: str | None,
+            fail_under: tuple[str, ...], output_format: str) -> Outcome:
+    """Run SUITE (a suite or scenario YAML file) and report on it. Exit 1 when a gate (the
+    suite's ``gates:`` or --fail-under) fails."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
-                         force)
+                         force, junit, fail_under, output_format)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

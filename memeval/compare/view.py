@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup
+
 from memeval.compare.table import Comparison
 from memeval.record import Unit
+from memeval.report.charts import Point, frontier_chart, pareto
 from memeval.report.render import environment
 from memeval.report.view import DASH, fmt_kpi
 
@@ -81,8 +84,52 @@ def _moved_line(m: Cells, unit: Unit) -> str:
             f"({fmt_delta(m['delta'], m['baseline'], unit)}{', ' + p if p else ''})")
 
 
+MARK_CLASS = {"▲": "better", "▼": "worse", "Δ": "changed", "~": "noise"}
+FRONTIER = {"accuracy": "pack hit", "latency_ms": "pre_turn p50", "tokens": "pack tokens (mean)"}
+"""The KPIs the frontier chart places each profile by (accuracy ↑, latency ↓, tokens ↓)."""
+
+
+def _grid_cell(cell: Cells, baseline: float | None, unit: Unit) -> dict[str, str]:
+    """One grid cell: its text, its ▲/▼/Δ/~ class and a hover title with Δ and p."""
+    mark = cell["mark"]
+    title = "baseline" if mark is None else f"{MARK_CLASS[mark]}: Δ " + (
+        fmt_delta(cell["delta"], baseline, unit) if baseline is not None else DASH) + (
+        f", {fmt_p(cell['p'])}" if cell["p"] is not None else ", no paired test") + f", {cell['runs']} run(s), n={cell['n']}"
+    return {"text": fmt_cell(cell, baseline, unit), "css": MARK_CLASS.get(mark or "", "base"), "title": title}
+
+
+def frontier_points(data: Cells) -> list[Point]:
+    """Each profile's place on the frontier: the mean of its runs for the :data:`FRONTIER` KPIs."""
+    by_name = {k["name"]: k for k in data["kpis"]}
+
+    def value(name: str, i: int) -> float | None:
+        kpi = by_name.get(name)
+        return None if kpi is None else kpi["cells"][i]["value"]
+
+    return [Point(p["name"], *(value(FRONTIER[axis], i) for axis in ("accuracy", "latency_ms", "tokens")))
+            for i, p in enumerate(data["profiles"])]
+
+
+def build_html_view(comparison: Comparison | None) -> dict[str, object]:
+    """compare.html's additions: the coloured grid, the frontier chart and who is Pareto-better."""
+    if comparison is None:
+        return {"grid": [], "grid_profiles": [], "frontier": Markup(""), "pareto": []}
+    data: Cells = comparison
+    names = [p["name"] for p in data["profiles"]]
+    shown = [k for k in data["kpis"] if any(c["value"] is not None for c in k["cells"])]
+    grid = [{"group": k["group"], "name": k["name"], "better": {"up": "↑", "down": "↓"}.get(k["better"] or "", ""),
+             "cells": [_grid_cell(c, k["cells"][0]["value"], k["unit"]) for c in k["cells"]]} for k in shown]
+    points = frontier_points(data)
+    best = pareto(points)
+    return {"grid": grid, "grid_profiles": names, "pareto": [p.label for p in points if p.label in best],
+            "frontier": frontier_chart("Accuracy vs latency vs tokens (circle area: pack tokens)", points)}
+
+
 def render_comparison(comparison: Comparison | None, template: str = "compare.md.j2", templates: str | None = None,
                       **extra: Any) -> str:
     """Render a comparison (see :func:`build_view` for None) with ``template``; ``extra`` values
-    are passed to the template too."""
-    return environment(templates).get_template(template).render(**build_view(comparison), **extra)
+    are passed to the template too. An HTML template also gets :func:`build_html_view`."""
+    view = build_view(comparison)
+    if template.endswith(".html.j2"):
+        view.update(build_html_view(comparison))
+    return environment(templates).get_template(template).render(**view, **extra)

@@ -36,6 +36,11 @@ def write_text(path: str, text: str) -> None:
         raise
 
 
+def json_line(data: Any) -> str:
+    """``data`` as one line of key-stable JSON (for a script reading stdout)."""
+    return json.dumps(data, ensure_ascii=False, sort_keys=False)
+
+
 def write_json(path: str, data: Any) -> None:
     """Write JSON atomically, pretty-printed and key-stable."""
     write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -9,6 +9,7 @@ import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from memeval.record import RunRecord
+from memeval.report.html_view import build_html_view
 from memeval.report.view import build_view
 
 
@@ -30,6 +31,10 @@ def environment(templates: str | None = None) -> jinja2.Environment:
 
 def render(record: RunRecord, template: str, templates: str | None = None) -> str:
     """Render ``template`` (e.g. ``run.md.j2``) for a run record. Markdown output has its runs of
-    blank lines (left by optional sections) folded to one."""
-    text = environment(templates).get_template(template).render(**build_view(record))
+    blank lines (left by optional sections) folded to one. An HTML template also gets the charts
+    and probe views of :func:`memeval.report.html_view.build_html_view`."""
+    view = build_view(record)
+    if template.endswith(".html.j2"):
+        view.update(build_html_view(record))
+    text = environment(templates).get_template(template).render(**view)
     return re.sub(r"\n{3,}", "\n\n", text) if template.endswith(".md.j2") else text

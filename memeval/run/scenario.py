@@ -10,6 +10,7 @@ misses, and what was measured before stays.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
@@ -69,14 +70,17 @@ class ScenarioRun:
                                    options.enrich_poll_s, timings, self.state.replies)
         self.runner = ProbeRunner(self.ctx)
 
-    def run(self) -> ScenarioResult:
-        """Run every step; always forget what was written unless ``keep``."""
+    def run(self, on_step: Callable[[tuple[Step, ...], int], None] | None = None) -> ScenarioResult:
+        """Run every step; always forget what was written unless ``keep``. ``on_step`` hears of
+        each step (the plan and the step's index) before it runs, for a progress display."""
         steps = plan_scenario(self.suite, self.scenario)
         started = time.perf_counter()
         error = None
         done = 0
         try:
             for done, step in enumerate(steps):
+                if on_step is not None:
+                    on_step(steps, done)
                 self._step(step)
         except EngineError as err:
             error = str(err)

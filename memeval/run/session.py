@@ -23,10 +23,15 @@ from memeval.errors import Outcome
 from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import RunRecord
+from memeval.report.ci import json_summary
+from memeval.report.files import json_line, write_text
+from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
+from memeval.report.junit import junit_xml
 from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
 from memeval.run.output import check_json_target, resume_folder, run_folder
+from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
 from memeval.score.derive import derive
 from memeval.spec.load import load_suite
@@ -57,15 +62,21 @@ class RunRequest:
     resume: str | None = None
     quiet: bool = False
     force: bool = False
+    junit: str | None = None
+    fail_under: tuple[str, ...] = ()
+    format: str = "text"
 
 
 def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
-    """Run, publish and return how it ended (ok; engine failure for errored scenarios or model
-    calls that failed; interrupted). ``echo`` takes progress and status lines, ``show`` the
-    report (unless ``quiet``). With ``resume``, what the request leaves unset (engine, --only,
-    label, options) is taken from the run's journal."""
+    """Run, publish and return how it ended (ok; a gate failed; engine failure for errored
+    scenarios or model calls that failed; interrupted). ``echo`` takes progress and status
+    lines, ``show`` the report (unless ``quiet``; with ``format`` "json", one JSON summary
+    instead). Gates (the suite's and ``fail_under``) are checked before the engine starts.
+    With ``resume``, what the request leaves unset (engine, --only, label, options) is taken
+    from the run's journal."""
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
+    gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
     answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
                        cache=req.cache, salt=req.cache_salt) if req.llm or req.judge else None
@@ -75,19 +86,37 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
+            display(echo, req.quiet) as progress:
         engine = engine_def.create(overrides)
         try:
-            record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
+            record = run_suite(suite, engine, options, progress, journal)
         finally:
             engine.close()
-    if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
-        record = _answer(record, answerer, echo, req.quiet)
+        if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
+            progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
+            record = _answer(record, answerer, echo, req.quiet)
+    return _finish(req, record, folder, gates, echo, show)
+
+
+def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], echo: Echo, show: Echo) -> Outcome:
+    """Publish the run, write the JUnit file, check the gates and say how it ended."""
     report = publish(record, folder, req.templates, req.json_path)
-    if not req.quiet:
+    if req.junit:
+        write_text(req.junit, junit_xml(record))
+    if not req.quiet and req.format == "text":
         show(report)
-    echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html")
-    return _outcome(record, req.suite_file, folder, echo)
+    echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html" + (f"; JUnit {req.junit}" if req.junit else ""))
+    outcome = _outcome(record, req.suite_file, folder, echo)
+    verdicts = check(gates, record.kpis)
+    for verdict in verdicts:
+        if not verdict.passed or not req.quiet:
+            echo(verdict.line)
+    if outcome is Outcome.OK and not all(v.passed for v in verdicts):
+        outcome = Outcome.GATE  # an engine failure or an interrupt says more than a gate it caused
+    if req.format == "json":
+        show(json_line(json_summary(record, folder, outcome.name.lower(), verdicts)))
+    return outcome
 
 
 def _resumed(req: RunRequest, resume: str) -> RunRequest:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from memeval import __version__
@@ -17,14 +17,12 @@ from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult,
 from memeval.record.codec import from_json
 from memeval.run.checkpoint import Journal, ScenarioEntry, new_run_id
 from memeval.run.options import RunOptions, check_only
+from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
 from memeval.run.scenario import ScenarioRun
 from memeval.score.derive import derive
 from memeval.spec.model import Scenario, Suite
 
-Progress = Callable[[str], None]
-
-
-def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = lambda _: None,
+def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = silent,
               journal: Journal | None = None) -> RunRecord:
     """Run the chosen scenarios of ``suite`` on ``engine``; return the run record.
 
@@ -44,39 +42,40 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         raise UsageError(f"agent.probe_questions: isolated needs an engine that can forget; {info.name} cannot")
     run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
-        progress(note)
+        progress(ProgressEvent("note", note))
     entries: list[ScenarioEntry] = []
     interrupted = False
+    chosen = [s for s in suite.scenarios if not options.only or s.id in options.only]
     try:
-        for scenario in suite.scenarios:
-            if options.only and scenario.id not in options.only:
-                continue
+        for index, scenario in enumerate(chosen, 1):
             if journal and scenario.id in journal.done:
                 entries.append(journal.done[scenario.id])
-                progress(f"scenario {scenario.id}: taken from the checkpoint")
+                progress(ProgressEvent("checkpoint", f"scenario {scenario.id}: taken from the checkpoint", scenario.id,
+                                       index, len(chosen)))
                 continue
-            entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, journal))
+            entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, (index, len(chosen)),
+                                    journal))
     except KeyboardInterrupt:
         interrupted = True
-        progress("interrupted: writing what was finished")
+        progress(ProgressEvent("note", "interrupted: writing what was finished"))
     return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
-             options: RunOptions, progress: Progress, journal: Journal | None) -> ScenarioEntry:
+             options: RunOptions, progress: Progress, place: tuple[int, int], journal: Journal | None) -> ScenarioEntry:
     before = _read_usage(engine, caps)
-    progress(f"scenario {scenario.id}: running")
+    progress(ProgressEvent("running", f"scenario {scenario.id}: running", scenario.id, *place))
     timings = Timings()
     runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
     if journal:
         journal.started(scenario.id, runner.state.namespaces)
-    result = runner.run()
+    result = runner.run(lambda steps, at: progress(stage_event(scenario.id, place, steps, at)))
     after = _read_usage(engine, caps) if before is not None else None
     usage = _usage(after.minus(before)) if before is not None and after is not None else None
     entry = ScenarioEntry(dataclasses.replace(result, usage=usage), tuple(runner.probes), timings.frozen())
     if journal:
         journal.finished(entry)
-    progress(_line(result, runner.probes))
+    progress(ProgressEvent("done", _line(result, runner.probes), scenario.id, *place))
     return entry
 
 

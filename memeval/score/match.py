@@ -57,3 +57,22 @@ def grade(text: str, expect: tuple[str, ...], accept: tuple[tuple[str, ...], ...
     if expect and holds_all(text, expect, mode):
         return True
     return any(holds_all(text, alt, mode) for alt in accept)
+
+
+def spans(text: str, needle: str, mode: str = "word") -> list[tuple[int, int]]:
+    """Where ``needle`` occurs in ``text`` under ``mode``, as ``(start, end)`` offsets into the
+    ORIGINAL text (a match found in the number-normalised text is mapped back, so ``6500``
+    marks all of ``6,500``). Empty for an empty needle."""
+    if not needle.strip():
+        return []
+    if mode == "substring":
+        low, sub = text.lower(), needle.lower()
+        return [(i, i + len(sub)) for i in range(len(low)) if low.startswith(sub, i)]
+    keep, current = list(range(len(text))), text
+    while True:  # the same passes as normalise_numbers, remembering where each kept char came from
+        gone = {m.start() for m in _THOUSANDS.finditer(current)}
+        if not gone:
+            break
+        keep = [k for i, k in enumerate(keep) if i not in gone]
+        current = _THOUSANDS.sub("", current)
+    return [(keep[m.start()], keep[m.end() - 1] + 1) for m in _pattern(needle).finditer(current) if m.end() > m.start()]

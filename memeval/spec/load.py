@@ -166,6 +166,7 @@ def _build_suite(data: dict[str, Any], located: list[Located], path: str, files:
         agent=m.AgentOptions(**_plain(data.get("agent", {}))),
         match=data.get("match", "word"),
         llm=dict(data.get("llm", {})),
+        gates={str(k): str(v) for k, v in data.get("gates", {}).items()},
         source=path,
         files=files,
         sha256=sha,

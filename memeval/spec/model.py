@@ -188,6 +188,8 @@ class Suite:
     agent: AgentOptions = field(default_factory=AgentOptions)
     match: str = "word"
     llm: dict[str, Any] = field(default_factory=dict)
+    gates: dict[str, str] = field(default_factory=dict)
+    """CI gates as written: KPI slug → condition (``">= 0.9"``); checked by memeval.report.gates."""
     source: str = ""
     files: tuple[str, ...] = ()
     sha256: str = ""

@@ -1,5 +1,6 @@
-"""The sweep's summary: summary.json (cells, skipped profiles, the comparison) and summary.md
-(the same, rendered by ``summary.md.j2``, which extends the compare report)."""
+"""The sweep's summary: summary.json (cells, skipped profiles, the comparison), summary.md (the
+same, rendered by ``summary.md.j2``, which extends the compare report) and summary.html (by
+``summary.html.j2``: the coloured grid, the frontier chart, the flipped probes)."""
 
 from __future__ import annotations
 
@@ -31,12 +32,14 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> 
 
 
 def write_summary(folder: str, summary: Summary, templates: str | None = None) -> str:
-    """Write summary.json and summary.md into ``folder``; return the Markdown."""
+    """Write summary.json, summary.md and summary.html into ``folder``; return the Markdown."""
     cells = [_cell_row(c) for c in cast(list[JsonObject], summary["cells"])]
     comparison = cast(Comparison | None, summary["comparison"])
     text = render_comparison(comparison, "summary.md.j2", templates, sweep=summary, cells=cells)
     write_json(os.path.join(folder, "summary.json"), summary)
     write_text(os.path.join(folder, "summary.md"), text)
+    write_text(os.path.join(folder, "summary.html"),
+               render_comparison(comparison, "summary.html.j2", templates, sweep=summary, cells=cells))
     return text
 
 

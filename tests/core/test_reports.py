@@ -52,6 +52,8 @@ def test_summary_md_golden(tmp_path: Path, golden: Golden) -> None:
         summary = json.load(fh)
     text = write_summary(str(tmp_path), summary)
     assert (tmp_path / "summary.md").read_text(encoding="utf-8") == text
+    page = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert "<svg" in page and 'class="pareto"' in page and "<h2>Flipped probes</h2>" in page
     golden("summary-sweep.md", text)
 
 
@@ -116,28 +118,39 @@ def _outline(record: RunRecord) -> Outline:
     return outline
 
 
+def _md_headings(record: RunRecord) -> list[tuple[str, str]]:
+    lines = render(record, "run.md.j2").splitlines()
+    return [("h1" if line.startswith("# ") else "h2", line.split(" ", 1)[1]) for line in lines
+            if line.startswith(("# ", "## "))]
+
+
 @pytest.mark.parametrize("name", ["mini-reference", "mini-llm"])
 def test_run_html_structure(name: str) -> None:
     record = _record(name)
     page = _outline(record)
-    assert page.headings == [("h1", f"memeval run: {record.label}"), ("h2", "Accuracy"), ("h2", "By question style"),
-                             ("h2", "Latency (ms)"), ("h2", "KPIs"), ("h2", "Probes")]
+    # every section run.md has, in the same order, then the probes
+    assert page.headings == _md_headings(record) + [("h2", "Probes")]
+    assert ("h2", "Answerer") in page.headings or record.answerer is None
     tables = {t["under"]: t for t in page.tables}
-    assert list(tables) == ["Accuracy", "By question style", "Latency (ms)", "KPIs"]
     phases = {(p.scenario, p.phase) for p in record.probes}
     # one row per scenario and phase, and an "all" row per phase
     assert len(tables["Accuracy"]["rows"]) == len(phases) + len({phase for _, phase in phases})
     assert len(tables["Latency (ms)"]["rows"]) == len(record.timings)
     assert [(row[0], row[1]) for row in tables["KPIs"]["rows"]] == [(k.group, k.name) for k in record.kpis]
+    assert [row[0] for row in tables["Scenarios"]["rows"]] == [s.id for s in record.scenarios]
     for table in tables.values():
-        assert all(len(row) == len(table["header"]) for row in table["rows"]), table["under"]
+        if table["header"] and table["under"] != "Answerer":
+            assert all(len(row) == len(table["header"]) for row in table["rows"]), table["under"]
     # one <details> per probe record, in order, its pack shown whole (and unescaped back to the text)
     assert len(page.details) == len(record.probes)
     for probe, shown in zip(record.probes, page.details):
         assert shown["summary"].startswith(f"{probe.scenario} · {probe.phase} · {probe.id} · ")
         assert shown["pre"] == (probe.pack or "")
-        missed = probe.status == "scored" and probe.hit is False
-        assert (shown["class"] == "miss") is missed, probe.id
+        classes = set(shown["class"].split())
+        missed = probe.status == "scored" and (probe.hit is False or probe.answer_ok is False or bool(probe.stale_first))
+        assert ("pass" in classes) is (probe.status == "scored" and not missed and not probe.invented
+                                       and not probe.leak and probe.llm_ok is not False), probe.id
+        assert "True" not in shown["summary"] and "False" not in shown["summary"]
 
 
 def test_run_html_keeps_markup_in_a_pack_as_text() -> None:
