@@ -121,7 +121,7 @@ def _agent_ref(loc: Located, path: Path, rec: dict[str, Any], agents: dict[str, 
     agent = rec.get("agent")
     if not isinstance(agent, str) or agent not in agents:
         return _ref(loc, path + ("agent",), agent, agents, "agent")
-    owners = [t for t in agents[agent] if t is not None]
+    owners = list(dict.fromkeys(t for t in agents[agent] if t is not None))
     tenant = text(rec.get("tenant"))
     if len(owners) > 1 and tenant not in owners:
         return [loc.issue(path + ("agent",), f"agent {agent!r} is in tenants {', '.join(owners)}: add tenant: with one of them")]
