@@ -127,10 +127,7 @@ class _Loader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-try:
-    from yaml.cyaml import CParser as _CParser
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _CParser = None
+_CParser: Any = getattr(yaml, "cyaml", None) and getattr(yaml.cyaml, "CParser", None)  # None without libyaml
 
 if _CParser is not None:
 
