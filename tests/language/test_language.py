@@ -135,3 +135,17 @@ def test_build_beliefs_every_is_reported_unsupported_where_the_engine_cannot_bui
     _run(load_suite(SUITE), engine, notes)
     assert calls == []
     assert any("build_beliefs_every: unsupported" in n for n in notes)
+
+
+def test_the_report_never_lists_a_leak_only_probe_as_a_miss(record):
+    from memeval.report.view import build_view
+    from memeval.score.derive import derive
+
+    misses = build_view(derive(record))["misses"]
+    assert "south-leaks" not in {m["id"] for m in misses}  # type: ignore[attr-defined,index]
+
+
+def test_no_model_is_asked_about_a_leak_only_probe(record):
+    from memeval.llm.answer import is_target
+
+    assert not is_target(_probe(record, "south-leaks")) and is_target(_probe(record, "north-auditor"))
