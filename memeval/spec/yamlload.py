@@ -129,6 +129,12 @@ class _Loader(yaml.SafeLoader):
 
 _CParser: Any = getattr(yaml, "cyaml", None) and getattr(yaml.cyaml, "CParser", None)  # None without libyaml
 
+class _Reread(Exception):
+    """The C-parser path found a problem the pure-Python loader words (and locates) itself:
+    a syntax error, nesting too deep, too many values. The builder's own problems (tags, keys,
+    aliases, values) carry the node's mark, the same on both paths, and are raised as found."""
+
+
 if _CParser is not None:
 
     class _FastLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
@@ -147,11 +153,11 @@ if _CParser is not None:
         def compose_node(self, parent: Any, index: Any) -> Any:
             self.composed += 1
             if self.composed > MAX_NODES:
-                raise YamlProblem(1, 1, f"document too large: more than {MAX_NODES} values")
+                raise _Reread()
             opens = self.check_event(yaml.MappingStartEvent, yaml.SequenceStartEvent)
             self.depth += opens
             if self.depth > MAX_DEPTH + 1:
-                raise YamlProblem(1, 1, f"nested deeper than {MAX_DEPTH} levels")
+                raise _Reread()
             try:
                 return super().compose_node(parent, index)
             finally:
@@ -263,7 +269,7 @@ def read_yaml(raw: bytes) -> tuple[Any, Marks]:
     if _FastLoader is not None:
         try:
             return _compose(text, _FastLoader)
-        except YamlProblem:
+        except _Reread:
             pass  # the pure-Python reading below says what is wrong, where, in its own words
     return _compose(text, _Loader)
 
@@ -282,15 +288,22 @@ def _compose(text: str, kind: Any) -> tuple[Any, Marks]:
             raise YamlProblem(1, 1, "the file is empty")
         builder = _Builder(loader)
         return builder.build(root, (), 0), builder.marks
-    except yaml.reader.ReaderError as err:
-        raise _reader_problem(text, err) from None
-    except yaml.MarkedYAMLError as err:
-        raise _syntax_problem(err) from None
-    except RecursionError:
-        raise YamlProblem(1, 1, "nested too deeply to read") from None
+    except (yaml.YAMLError, RecursionError) as err:
+        if kind is not _Loader:
+            raise _Reread() from None
+        raise _located(text, err) from None
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _located(text: str, err: yaml.YAMLError | RecursionError) -> YamlProblem:
+    """The located problem for what the pure-Python loader raised."""
+    if isinstance(err, yaml.reader.ReaderError):
+        return _reader_problem(text, err)
+    if isinstance(err, yaml.MarkedYAMLError):
+        return _syntax_problem(err)
+    return YamlProblem(1, 1, "nested too deeply to read")
 
 
 def _reader_problem(text: str, err: yaml.reader.ReaderError) -> YamlProblem:
