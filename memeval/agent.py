@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from memeval.engines.base import Answers, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
+from memeval.engines.base import Answers, BuildsBeliefs, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
 from memeval.freshness import prefer_fresh
 from memeval.pack import Pack, Section, assemble, render_item
 from memeval.record import TimingLabel
@@ -85,11 +85,23 @@ class AgentMemory:
         return TurnContext(pack, logged)
 
     def post_turn(self, thread: str, turn: int, text: str, tool_calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:
-        """Log the assistant's reply with its tool calls (names and ids; results only live in the text)."""
+        """Log the assistant's reply with its tool calls (names and ids; results only live in the text),
+        then build the tenant's beliefs when ``policy.build_beliefs_every`` divides ``turn + 1`` and
+        the engine has the ``beliefs`` capability (on another engine nothing is built: the run
+        reports the policy as unsupported)."""
         start = time.perf_counter()
         receipt = self._log(thread, turn, "assistant", text, tool_calls, at)
+        every = self.policy.build_beliefs_every
+        if every and (turn + 1) % every == 0 and self.builds_beliefs:
+            assert isinstance(self.engine, BuildsBeliefs)
+            self.engine.build_beliefs(self.tenant)
         self.timings.add(TimingLabel.POST_TURN, _ms(start))
         return receipt
+
+    @property
+    def builds_beliefs(self) -> bool:
+        """Whether the engine can build beliefs (what ``policy.build_beliefs_every`` needs)."""
+        return "beliefs" in self.capabilities and isinstance(self.engine, BuildsBeliefs)
 
     def start_session(self, thread: str | None = None, focus: str | None = None) -> Pack:
         """A read-only pack to start a session: the thread's latest turns first (when resuming a
@@ -116,11 +128,12 @@ class AgentMemory:
         self.timings.add(TimingLabel.COMPACTION, _ms(start))
         return pack
 
-    def context_brief(self, focus: str | None = None) -> Pack:
-        """The pack as a ``context.md`` file: YAML front matter, then the standard sections."""
+    def context_brief(self, focus: str | None = None, heading: str | None = None) -> Pack:
+        """The pack as a ``context.md`` file: YAML front matter, then the standard sections under
+        ``# heading`` (default ``# Memory``)."""
         start = time.perf_counter()
         front = f"---\ntenant: {self.tenant_name}\nagent: {self.agent}\nfocus: {focus or 'newest'}\n---\n"
-        pack = self._pack(focus, Exclusion(), [], front)
+        pack = self._pack(focus, Exclusion(), [], front, heading)
         self.timings.add(TimingLabel.BRIEF, _ms(start))
         return pack
 
@@ -129,7 +142,8 @@ class AgentMemory:
                           agent=self.agent, at=at, tool_calls=calls)
         return self.engine.write(item)
 
-    def _pack(self, query: str | None, exclude: Exclusion, lead: list[Section] | None = None, front: str = "") -> Pack:
+    def _pack(self, query: str | None, exclude: Exclusion, lead: list[Section] | None = None, front: str = "",
+              title: str | None = None) -> Pack:
         p = self.policy
         plan = [("Learnings", ("learnings",), p.learnings, False), ("Brain", ("source:",), p.brain, False),
                 ("This agent's history", (f"agent:{self.agent}",), p.history, False),
@@ -138,7 +152,7 @@ class AgentMemory:
         seen: dict[str, MemoryItem | None] = {ref: None for s in sections for ref in s.refs}
         for heading, nodes, limit, show_agent in plan:
             sections.append(self._section(heading, nodes, limit, query, exclude, seen, show_agent))
-        return assemble(prefer_fresh(sections, seen, query), p.budget_tokens, front)
+        return assemble(prefer_fresh(sections, seen, query), p.budget_tokens, front, title or "Memory")
 
     def _section(self, heading: str, nodes: tuple[str, ...], limit: int, query: str | None, exclude: Exclusion,
                  seen: dict[str, MemoryItem | None], show_agent: bool) -> Section:

@@ -62,11 +62,11 @@ class Pack:
     trimmed: int = 0
 
 
-def assemble(sections: list[Section], budget_tokens: int, front_matter: str = "") -> Pack:
-    """Render sections into a pack, trimming from the end until it fits the budget."""
+def assemble(sections: list[Section], budget_tokens: int, front_matter: str = "", title: str = "Memory") -> Pack:
+    """Render sections into a pack under ``# title``, trimming from the end until it fits the budget."""
     trimmed = 0
     while True:
-        markdown = _render(sections, front_matter)
+        markdown = _render(sections, front_matter, title)
         if tokens(markdown) <= budget_tokens or not _trim_last(sections):
             break
         trimmed += 1
@@ -75,8 +75,8 @@ def assemble(sections: list[Section], budget_tokens: int, front_matter: str = ""
     return Pack(markdown, tokens(markdown), refs, tuple(s.heading for s in live), trimmed)
 
 
-def _render(sections: list[Section], front_matter: str) -> str:
-    body = ["# Memory", ""]
+def _render(sections: list[Section], front_matter: str, title: str) -> str:
+    body = [f"# {title}", ""]
     for section in sections:
         body += section.lines()
     text = "\n".join(body).rstrip() + "\n"

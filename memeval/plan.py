@@ -32,6 +32,8 @@ class Step:
     phase: str = ""
     at: str | None = None
     note: str = ""
+    tenant: str | None = None
+    """The scenario tenant of an exchange's thread (thread ids are unique per tenant)."""
 
 
 def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:
@@ -55,10 +57,13 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
     for lrn in scenario.learnings:
         at = timestamp(d.epoch, lrn.day) if lrn.day is not None else None
         steps.append(Step("write_learning", sid, lrn.id, at=at, note=f"{lrn.tenant}/learnings"))
+    every = suite.policy.build_beliefs_every
     for thread in scenario.threads:
         for i, _ in enumerate(thread.exchanges):
             at = turn_time(d, thread.day, 2 * i)
-            steps.append(Step("exchange", sid, thread.id, index=i, at=at, note=f"{thread.agent}@{thread.tenant}"))
+            builds = " + belief build" if every and (2 * i + 2) % every == 0 else ""
+            steps.append(Step("exchange", sid, thread.id, index=i, at=at, note=f"{thread.agent}@{thread.tenant}{builds}",
+                              tenant=thread.tenant))
     writes = len(scenario.documents) + len(scenario.learnings) + sum(t.turns for t in scenario.threads)
     steps.append(Step("settle", sid, note=f"{writes} writes"))
     if scenario.forget:

@@ -2,6 +2,9 @@
 
 Every command returns an :class:`~memeval.errors.Outcome` (or None for ok) or raises; :func:`main`
 is the one place where either becomes an exit code, through :func:`memeval.errors.exit_code`.
+
+A command's module is imported only when that command runs (or when ``--help`` lists them all),
+so ``memeval run`` never loads the fake servers, the dataset importers or the sweep.
 """
 
 from __future__ import annotations
@@ -30,14 +33,31 @@ COMMANDS = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are the ``command`` attributes of the modules in :data:`COMMANDS`,
+    each imported on first use. A command is named after its module (``import_`` is ``import``,
+    ``check_engine`` is ``check-engine``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_NAMES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = _NAMES.get(cmd_name)
+        if module is None:
+            return None
+        command: click.Command = importlib.import_module(f"memeval.cli.{module}").command
+        return command
+
+
+_NAMES = {name.rstrip("_").replace("_", "-"): name for name in COMMANDS}
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memeval")
 def cli() -> None:
     """Evaluate AI-agent memory from declarative YAML specs."""
-
-
-for _name in COMMANDS:
-    cli.add_command(importlib.import_module(f"memeval.cli.{_name}").command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -33,8 +33,9 @@ NOT_ASKED = "not answered: the answerer stopped"
 
 
 def is_target(probe: ProbeResult) -> bool:
-    """Whether a model answers this probe: scored, with a pack."""
-    return probe.scored and probe.pack is not None
+    """Whether a model answers this probe: scored, with a pack, and with an answer to grade (a
+    leak-only probe has none: asking would cost a call that counts for nothing)."""
+    return probe.scored and probe.pack is not None and bool(probe.expect or probe.abstain)
 
 
 def answer_record(record: RunRecord, settings: LlmSettings) -> RunRecord:

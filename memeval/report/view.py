@@ -79,7 +79,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
 
 
 def _is_miss(p: ProbeResult) -> bool:
-    if not p.scored:
+    if not p.scored or not (p.expect or p.abstain):  # a leak-only probe is never a miss: its leaks count as leaks
         return False
     return bool(p.invented) if p.abstain else not p.hit or p.answer_ok is False or p.llm_ok is False
 

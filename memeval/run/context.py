@@ -15,7 +15,9 @@ class ScenarioContext:
     """A running scenario as its probes and synthesis see it.
 
     ``replies`` is filled by the scenario's exchanges as they are played (the scripted reply of
-    each (thread, exchange index)); probes only read it.
+    each (tenant, thread, exchange index)); probes only read it. ``probe_questions`` is the
+    suite's ``agent.probe_questions``; ``written`` (per engine namespace, the item ids the
+    scenario wrote) is where a kept probe question is noted so that cleanup forgets it.
     """
 
     engine: Engine
@@ -24,11 +26,12 @@ class ScenarioContext:
     namespaces: dict[str, str]
     defaults: Defaults
     policy: Policy
-    isolated_questions: bool
+    probe_questions: str
     enrich_wait_s: float
     enrich_poll_s: float
     timings: Timings
-    replies: dict[tuple[str, int], str]
+    replies: dict[tuple[str, str, int], str]
+    written: dict[str, set[str]]
 
     def memory(self, agent: str, tenant: str) -> AgentMemory:
         """The lifecycle for ``agent`` over scenario tenant ``tenant``."""

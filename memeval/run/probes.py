@@ -57,36 +57,43 @@ class ProbeRunner:
             case "ask":
                 return self._ask(memory, probe, f"probe-{probe.id}-{phase}", 0, 0)
             case "continue":
-                turn = ctx.scenario.thread(probe.thread or "").turns
+                turn = ctx.scenario.thread(probe.thread or "", probe.tenant).turns
                 return self._ask(memory, probe, probe.thread or "", turn, max(0, turn - ctx.defaults.window))
             case "resume":
                 return memory.start_session(probe.thread, probe.focus)
             case "brief":
-                return memory.context_brief(probe.focus)
+                return memory.context_brief(probe.focus, probe.heading)
             case "compact":
                 return memory.recall_for_compaction(probe.thread or "", self._dropped(probe), probe.focus)
             case _:
                 assert_never(route)
 
     def _ask(self, memory: AgentMemory, probe: Probe, thread: str, turn: int, in_prompt: int) -> Pack:
-        """The pre-turn pack for the probe's question; an isolated question's logged turn is forgotten."""
+        """The pre-turn pack for the probe's question. ``probe_questions``: read_only, the question
+        is not logged; isolated, its logged turn is forgotten at once; kept, it stays (noted in
+        ``ctx.written`` so the scenario's cleanup forgets it)."""
         ctx = self.ctx
-        turn_ctx = memory.pre_turn(thread, turn, probe.question, in_prompt, None, log=ctx.isolated_questions)
-        if turn_ctx.logged:
+        mode = ctx.probe_questions
+        turn_ctx = memory.pre_turn(thread, turn, probe.question, in_prompt, None, log=mode != "read_only")
+        if turn_ctx.logged and mode == "isolated":
             ctx.engine.forget(ctx.namespaces[probe.tenant], (turn_ctx.logged,))
+        elif turn_ctx.logged:
+            ctx.written.setdefault(ctx.namespaces[probe.tenant], set()).add(turn_ctx.logged)
         return turn_ctx.pack
 
     def _dropped(self, probe: Probe) -> list[MemoryItem]:
-        """The dropped turns as the agent had them in its prompt (text, role, time)."""
+        """The dropped turns as the agent had them in its prompt (text, role, time); with
+        ``dropped_roles: user``, only the user turns of the range."""
         ctx = self.ctx
-        thread = ctx.scenario.thread(probe.thread or "")
+        thread = ctx.scenario.thread(probe.thread or "", probe.tenant)
         first, last = probe.dropped or (0, 0)
         ns = ctx.namespaces[thread.tenant]
         items = []
-        for turn in range(first, last + 1):
+        step = 2 if probe.dropped_roles == "user" else 1
+        for turn in range(first + (first % 2 if step == 2 else 0), last + 1, step):
             index = turn // 2
             text, role = ((thread.exchanges[index].user, "user") if turn % 2 == 0
-                          else (ctx.replies[(thread.id, index)], "assistant"))
+                          else (ctx.replies[(thread.tenant, thread.id, index)], "assistant"))
             items.append(MemoryItem(ns, f"agent:{thread.agent}", "turn", text, role=role, thread=thread.id,
                                     turn=turn, agent=thread.agent, at=turn_time(ctx.defaults, thread.day, turn)))
         return items

@@ -43,7 +43,7 @@ class ScenarioState:
     forgotten_declared: bool = False
     derived: dict[str, list[str]] | None = None
     synthesis: Synthesis = field(default_factory=Synthesis)
-    replies: dict[tuple[str, int], str] = field(default_factory=dict)
+    replies: dict[tuple[str, str, int], str] = field(default_factory=dict)
 
     def note_write(self, ref: str, tenant_ns: str, item_id: str) -> None:
         """Remember a write for settle, declared forgets and cleanup."""
@@ -66,8 +66,8 @@ class ScenarioRun:
         self.state = ScenarioState({t: namespace(run_id, scenario.id, t) for t in scenario.tenants})
         self.probes: list[ProbeResult] = []
         self.ctx = ScenarioContext(engine, capabilities, scenario, self.state.namespaces, suite.defaults, suite.policy,
-                                   suite.agent.probe_questions == "isolated", options.enrich_wait_s or 0.0,
-                                   options.enrich_poll_s, timings, self.state.replies)
+                                   suite.agent.probe_questions, options.enrich_wait_s or 0.0,
+                                   options.enrich_poll_s, timings, self.state.replies, self.state.written)
         self.runner = ProbeRunner(self.ctx)
 
     def run(self, on_step: Callable[[tuple[Step, ...], int], None] | None = None) -> ScenarioResult:
@@ -130,13 +130,13 @@ class ScenarioRun:
         self.state.note_write(ref, item.tenant, receipt.id)
 
     def _exchange(self, step: Step) -> None:
-        thread = self.scenario.thread(step.ref)
+        thread = self.scenario.thread(step.ref, step.tenant)
         d = self.suite.defaults
         memory = self.ctx.memory(thread.agent, thread.tenant)
         logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
                                                turn_time(d, thread.day, 2 * step.index + 1), d.window,
                                                self.suite.agent.reply)
-        self.state.replies[(thread.id, step.index)] = reply
+        self.state.replies[(thread.tenant, thread.id, step.index)] = reply
         ns = self.state.namespaces[thread.tenant]
         if logged:
             self.state.note_write(thread.id, ns, logged)

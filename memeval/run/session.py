@@ -14,14 +14,12 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
-from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import RunRecord
 from memeval.report.ci import json_summary
 from memeval.report.files import json_line, write_text
@@ -36,6 +34,9 @@ from memeval.run.suite import run_suite
 from memeval.score.derive import derive
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
+
+if TYPE_CHECKING:  # the answerer's modules load only when a run asks a model (--llm, --judge)
+    from memeval.llm.settings import LlmSettings
 
 Echo = Callable[[str], None]
 
@@ -78,8 +79,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     suite = load_suite(req.suite_file)
     gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
-    answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
-                       cache=req.cache, salt=req.cache_salt) if req.llm or req.judge else None
+    answerer = _answerer_settings(suite, req) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
     run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
     if req.json_path:
@@ -149,7 +149,16 @@ def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions
                            llm=req.llm or req.judge)
 
 
+def _answerer_settings(suite: Suite, req: RunRequest) -> LlmSettings:
+    from memeval.llm.settings import resolve
+
+    return resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
+                   cache=req.cache, salt=req.cache_salt)
+
+
 def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -> RunRecord:
+    from memeval.llm.answer import answer_steps, summary_lines
+
     latest = record
     try:
         for latest in answer_steps(record, answerer):
@@ -185,6 +194,8 @@ def _failed_calls(record: RunRecord) -> str | None:
     summary = record.answerer
     if summary is None or not summary.failed:
         return None
+    from memeval.llm.answer import NOT_ASKED
+
     errors = (p.call.llm_error for p in record.probes if p.call is not None)
     first = next((e for e in errors if e not in (None, NOT_ASKED)), "see run.json")
     return f"error: answerer: {summary.failed} of {summary.probes} model calls failed ({first}); results written"

@@ -40,6 +40,9 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     caps = frozenset(info.capabilities)
     if suite.agent.probe_questions == "isolated" and "forget" not in caps:
         raise UsageError(f"agent.probe_questions: isolated needs an engine that can forget; {info.name} cannot")
+    if suite.policy.build_beliefs_every and "beliefs" not in caps:
+        progress(ProgressEvent("note", f"policy.build_beliefs_every: unsupported on {info.name} (it cannot build beliefs); "
+                               "post_turn schedules no builds"))
     run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
         progress(ProgressEvent("note", note))

@@ -1,6 +1,7 @@
 """Scoring one probe's pack (and answers) into its :class:`~memeval.record.ProbeResult`.
 
-Statuses: ``scored``; ``unsupported`` (the engine lacks a capability the probe needs);
+Statuses: ``scored`` (a leak-only probe is scored on its leak fields alone: hit, rank and
+answers stay None, so it is never a hit or a miss); ``unsupported`` (the engine lacks a capability the probe needs);
 ``errored`` (the call failed; ``reason`` says why). Only scored probes carry numbers; every
 other field is null, never 0.
 """
@@ -53,7 +54,9 @@ def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens:
     result = replace(blank_result(scenario, probe, phase, "scored", None), ms=round(ms, 3), tokens=tokens, units=len(found),
                      pack=markdown, answer=answer, answer_ok=grade_answer(probe, answer, extractive=True))
     forbidden = tuple(s for s in probe.forbid if contains(markdown, s, mode))
-    if probe.abstain:
+    if leak_only(probe):
+        result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
+    elif probe.abstain:
         result = replace(result, invented=bool(forbidden), leaked=forbidden)
     else:
         result = _ranked(result, probe, found, markdown)
@@ -73,9 +76,18 @@ def probe_from_record(result: ProbeResult) -> Probe:
                  abstain=result.abstain, groups=result.groups, match=result.match)
 
 
-def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool:
+def leak_only(probe: Probe) -> bool:
+    """Whether the probe checks leaks only: neither an expectation nor an abstention (what a
+    recorded result of a ``leak_only`` probe looks like, so regrading reads it the same way)."""
+    return not probe.expect and not probe.abstain
+
+
+def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool | None:
     """Grade an answer. For an abstention probe a model must say it does not know and invent
-    nothing; the extractive answerer cannot abstain, so it only must not invent."""
+    nothing; the extractive answerer cannot abstain, so it only must not invent. A leak-only
+    probe grades no answer (None)."""
+    if leak_only(probe):
+        return None
     if probe.abstain:
         invented = answer is not None and any(contains(answer, s, probe.match) for s in probe.forbid)
         return not invented if extractive else (says_unknown(answer) and not invented)

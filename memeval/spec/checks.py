@@ -10,7 +10,7 @@ the rest, which the schema already reports.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
@@ -73,17 +73,20 @@ def check_scenario(loc: Located) -> list[SpecIssue]:
     """Every semantic problem of one scenario (values of the wrong type are skipped)."""
     scn = loc.data
     issues: list[SpecIssue] = []
-    for section in ("agents", "documents", "learnings", "threads", "probes"):
+    for section in ("documents", "learnings", "probes"):
         issues += _unique_ids(loc, section)
     tenants = tenants_of(scn)
+    agents = agent_tenants(scn)
+    issues += _unique_ids(loc, "agents", lambda a: text(a.get("tenant")) or default_tenant(scn))
+    issues += _unique_ids(loc, "threads", lambda t: thread_tenant(t, agents))
     if tenants is not None:
-        for section in ("agents", "documents", "learnings"):
+        for section in ("agents", "documents", "learnings", "threads"):
             for i, rec in items(scn, section):
-                issues += _tenant_ref(loc, (section, i), rec.get("tenant"), tenants)
-    agents = {a["id"]: text(a.get("tenant")) or default_tenant(scn) for _, a in items(scn, "agents") if text(a.get("id"))}
-    threads = {t["id"]: t for _, t in items(scn, "threads") if text(t.get("id"))}
+                if section != "threads" or "tenant" in rec:
+                    issues += _tenant_ref(loc, (section, i), rec.get("tenant"), tenants)
+    threads = {(thread_tenant(t, agents), t["id"]): t for _, t in items(scn, "threads") if text(t.get("id"))}
     for i, thread in items(scn, "threads"):
-        issues += _ref(loc, ("threads", i, "agent"), thread.get("agent"), agents, "agent")
+        issues += _agent_ref(loc, ("threads", i), thread, agents)
     writable = {r["id"] for s in ("documents", "learnings", "threads") for _, r in items(scn, s) if text(r.get("id"))}
     forget = scn.get("forget")
     for i, ref in enumerate(forget if isinstance(forget, list) else []):
@@ -93,16 +96,53 @@ def check_scenario(loc: Located) -> list[SpecIssue]:
     return issues
 
 
-def _unique_ids(loc: Located, section: str) -> list[SpecIssue]:
-    seen: dict[str, int] = {}
+def agent_tenants(scn: dict[str, Any]) -> dict[str, list[str | None]]:
+    """Per agent id, the tenants that have an agent with that id (ids are unique per tenant)."""
+    out: dict[str, list[str | None]] = {}
+    for _, agent in items(scn, "agents"):
+        if text(agent.get("id")):
+            out.setdefault(agent["id"], []).append(text(agent.get("tenant")) or default_tenant(scn))
+    return out
+
+
+def thread_tenant(rec: dict[str, Any], agents: dict[str, list[str | None]]) -> str | None:
+    """The tenant of a thread or probe: its own ``tenant:``, else its agent's only tenant (None
+    when unknown or ambiguous)."""
+    if text(rec.get("tenant")):
+        return str(rec["tenant"])
+    owners = agents.get(text(rec.get("agent")) or "", [])
+    return owners[0] if len(owners) == 1 else None
+
+
+def _agent_ref(loc: Located, path: Path, rec: dict[str, Any], agents: dict[str, list[str | None]],
+               strict: bool = True) -> list[SpecIssue]:
+    """The record's agent exists (in its tenant when ``strict``: a probe may ask another tenant's
+    memory); an agent id held by several tenants needs ``tenant:`` naming one of them."""
+    agent = rec.get("agent")
+    if not isinstance(agent, str) or agent not in agents:
+        return _ref(loc, path + ("agent",), agent, agents, "agent")
+    owners = list(dict.fromkeys(t for t in agents[agent] if t is not None))
+    tenant = text(rec.get("tenant"))
+    if len(owners) > 1 and tenant not in owners:
+        return [loc.issue(path + ("agent",), f"agent {agent!r} is in tenants {', '.join(owners)}: add tenant: with one of them")]
+    if strict and tenant is not None and owners and tenant not in owners:
+        return [loc.issue(path + ("tenant",), f"agent {agent!r} is not in tenant {tenant!r}; it is in {', '.join(owners)}")]
+    return []
+
+
+def _unique_ids(loc: Located, section: str, scope: Callable[[dict[str, Any]], str | None] = lambda _: None) -> list[SpecIssue]:
+    """Ids unique within ``section``, per ``scope`` (the tenant, for agents and threads)."""
+    seen: dict[tuple[str | None, str], int] = {}
     issues = []
     for i, rec in items(loc.data, section):
         rid = text(rec.get("id"))
         if rid is None:
             continue
-        if rid in seen:
-            issues.append(loc.issue((section, i, "id"), f"duplicate id {rid!r} (also {section}[{seen[rid]}])"))
-        seen.setdefault(rid, i)
+        key = (scope(rec), rid)
+        if key in seen:
+            where = f" in tenant {key[0]!r}" if key[0] is not None and section in ("agents", "threads") else ""
+            issues.append(loc.issue((section, i, "id"), f"duplicate id {rid!r}{where} (also {section}[{seen[key]}])"))
+        seen.setdefault(key, i)
     return issues
 
 
@@ -122,9 +162,9 @@ def _tenant_ref(loc: Located, path: Path, tenant: Any, tenants: list[str]) -> li
     return _ref(loc, path + ("tenant",), tenant, tenants, "tenant")
 
 
-def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[str, str | None],
-                 threads: dict[str, dict[str, Any]], tenants: list[str] | None) -> list[SpecIssue]:
-    issues = _ref(loc, path + ("agent",), probe.get("agent"), agents, "agent")
+def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[str, list[str | None]],
+                 threads: dict[tuple[str | None, str], dict[str, Any]], tenants: list[str] | None) -> list[SpecIssue]:
+    issues = _agent_ref(loc, path, probe, agents, strict=False)
     if "tenant" in probe and tenants is not None:
         issues += _ref(loc, path + ("tenant",), probe["tenant"], tenants, "tenant")
     route = probe.get("route")
@@ -133,21 +173,46 @@ def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[s
     if route in ("ask", "brief") and "thread" in probe:
         why = "ask starts a new one" if route == "ask" else "a brief covers the whole tenant"
         issues.append(loc.issue(path + ("thread",), f"route {route!r} takes no thread ({why}; use continue or resume)", key=True))
+    thread = None
     if "thread" in probe:
-        issues += _ref(loc, path + ("thread",), probe["thread"], threads, "thread")
+        thread, found = _probe_thread(loc, path, probe, agents, threads)
+        issues += found
     if route == "compact" and "dropped" not in probe:
         issues.append(loc.issue(path, "route 'compact' needs dropped: [first, last] turn indices", key=True))
-    if route in ("ask", "continue", "resume", "brief") and "dropped" in probe:
-        issues.append(loc.issue(path + ("dropped",), "only route 'compact' takes dropped turns", key=True))
+    for key, only, what in (("dropped", "compact", "dropped turns"), ("dropped_roles", "compact", "dropped_roles"),
+                            ("heading", "brief", "a heading")):
+        if key in probe and route != only and route in ROUTES:
+            issues.append(loc.issue(path + (key,), f"only route {only!r} takes {what}", key=True))
     if route in ("ask", "continue") and "focus" in probe:
         issues.append(loc.issue(path + ("focus",), f"route {route!r} ranks for the question; focus is for resume, brief and compact", key=True))
-    issues += _check_dropped(loc, path, probe, threads)
+    issues += _check_dropped(loc, path, probe, thread)
     issues += _check_expectations(loc, path, probe)
     return issues
 
 
-def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], threads: dict[str, dict[str, Any]]) -> list[SpecIssue]:
-    dropped, thread = probe.get("dropped"), threads.get(text(probe.get("thread")) or "")
+ROUTES = ("ask", "continue", "resume", "brief", "compact")
+
+
+def _probe_thread(loc: Located, path: Path, probe: dict[str, Any], agents: dict[str, list[str | None]],
+                  threads: dict[tuple[str | None, str], dict[str, Any]]) -> tuple[dict[str, Any] | None, list[SpecIssue]]:
+    """The thread a probe names: the one in the probe's tenant, else the only one with that id."""
+    tid = probe["thread"]
+    if not isinstance(tid, str):
+        return None, []
+    found = {tenant: t for (tenant, i), t in threads.items() if i == tid}
+    tenant = thread_tenant(probe, agents)
+    if tenant in found:
+        return found[tenant], []
+    if len(found) == 1:
+        return next(iter(found.values())), []
+    if found:
+        owners = ", ".join(sorted(str(t) for t in found))
+        return None, [loc.issue(path + ("thread",), f"thread {tid!r} is in tenants {owners}: add tenant: with one of them")]
+    return None, _ref(loc, path + ("thread",), tid, sorted({i for _, i in threads}), "thread")
+
+
+def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], thread: dict[str, Any] | None) -> list[SpecIssue]:
+    dropped = probe.get("dropped")
     if not isinstance(dropped, list) or len(dropped) != 2 or thread is None or not isinstance(thread.get("exchanges"), list):
         return []
     first, last = (whole(d) for d in dropped)
@@ -162,11 +227,13 @@ def _check_dropped(loc: Located, path: Path, probe: dict[str, Any], threads: dic
 
 
 def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list[SpecIssue]:
+    if probe.get("leak_only") is True:
+        return _check_leak_only(loc, path, probe)
     if probe.get("abstain") is True:
         groups = probe.get("groups")
         if isinstance(groups, list) and "leaks" in groups:
             return [loc.issue(path + ("groups",), "an abstention probe cannot feed leaks (its forbid lists invented answers); "
-                              "use a probe with expect and forbid for a leak check")]
+                              "use a probe with expect and forbid, or leak_only: true, for a leak check")]
         if "expect" in probe:
             return [loc.issue(path + ("expect",), "an abstention probe expects no value (the answer is 'unknown'); list invented answers under forbid", key=True)]
         if "forbid" not in probe:
@@ -175,9 +242,20 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
     if "abstain" in probe and not isinstance(probe["abstain"], bool):
         return []  # the schema reports the value; whether expect is needed is unknown
     if "expect" not in probe:
-        return [loc.issue(path, "missing expect: a scored probe must say what the pack must hold (or set abstain: true)", key=True)]
+        return [loc.issue(path, "missing expect: a scored probe must say what the pack must hold (or set abstain: true, or leak_only: true with forbid)", key=True)]
     if ("stale" in probe or "accept" in probe) and not probe.get("expect"):
         return [loc.issue(path, "stale and accept need expect")]
+    return []
+
+
+def _check_leak_only(loc: Located, path: Path, probe: dict[str, Any]) -> list[SpecIssue]:
+    """A leak-only probe scores nothing but its forbidden strings."""
+    for key in ("expect", "accept", "stale", "abstain"):
+        if key in probe:
+            return [loc.issue(path + (key,), f"a leak-only probe scores no answer, so it takes no {key}; "
+                              "drop it, or drop leak_only for a scored probe", key=True)]
+    if "forbid" not in probe:
+        return [loc.issue(path, "a leak-only probe needs forbid: the strings that must never appear in the pack", key=True)]
     return []
 
 

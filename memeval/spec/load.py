@@ -16,7 +16,7 @@ from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
-from memeval.spec.checks import Located, check_scenario, check_suite, default_tenant, items
+from memeval.spec.checks import Located, agent_tenants, check_scenario, check_suite, default_tenant, items, thread_tenant
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
@@ -183,17 +183,17 @@ def _build_scenario(loc: Located, match: str) -> m.Scenario:
     scn = loc.data
     tenant = default_tenant(scn)
     agents = tuple(m.Agent(a["id"], a.get("tenant") or tenant, a.get("role", "")) for a in scn.get("agents", []))
-    agent_tenant = {a.id: a.tenant for a in agents}
+    owners = agent_tenants(scn)
     docs = tuple(m.Document(d["id"], d.get("tenant") or tenant, d["source"], d["title"], d["text"], d.get("day"))
                  for d in scn.get("documents", []))
     learnings = tuple(m.Learning(x["id"], x.get("tenant") or tenant, x["kind"], x["text"], x.get("confidence"), x.get("day"))
                       for x in scn.get("learnings", []))
     threads = tuple(
-        m.Thread(t["id"], agent_tenant[t["agent"]], t["agent"], t.get("day", 0),
+        m.Thread(t["id"], str(thread_tenant(t, owners)), t["agent"], t.get("day", 0),
                  tuple(_exchange(e) for e in t["exchanges"]))
         for t in scn.get("threads", [])
     )
-    probes = tuple(_probe(loc, i, p, agent_tenant, match) for i, p in enumerate(scn["probes"]))
+    probes = tuple(_probe(loc, i, p, owners, match) for i, p in enumerate(scn["probes"]))
     line, column = loc.marks.at(loc.base)
     return m.Scenario(scn["scenario"], scn["about"], tuple(scn.get("tenants") or ["main"]), agents, docs,
                       learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line, column, render_path(loc.base)))
@@ -204,14 +204,15 @@ def _exchange(raw: dict[str, Any]) -> m.Exchange:
     return m.Exchange(raw["user"], raw.get("reply"), tools)
 
 
-def _probe(loc: Located, index: int, p: dict[str, Any], agent_tenant: dict[str, str], match: str) -> m.Probe:
+def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[str | None]], match: str) -> m.Probe:
     accept = tuple((a,) if isinstance(a, str) else tuple(a) for a in p.get("accept", []))
     line, column = loc.marks.at(loc.base + ("probes", index))
     return m.Probe(
-        id=p["id"], route=p["route"], agent=p["agent"], tenant=p.get("tenant") or agent_tenant[p["agent"]],
+        id=p["id"], route=p["route"], agent=p["agent"], tenant=str(thread_tenant(p, owners)),
         question=p["question"], style=p["style"], expect=tuple(p.get("expect", [])), accept=accept,
         stale=tuple(p.get("stale", [])), forbid=tuple(p.get("forbid", [])), abstain=p.get("abstain", False),
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
+        dropped_roles=p.get("dropped_roles", "all"), heading=p.get("heading"), leak_only=p.get("leak_only", False),
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
     )

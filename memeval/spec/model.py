@@ -108,6 +108,9 @@ class Probe:
     thread: str | None = None
     focus: str | None = None
     dropped: tuple[int, int] | None = None
+    dropped_roles: str = "all"
+    heading: str | None = None
+    leak_only: bool = False
     groups: tuple[str, ...] = ()
     phases: tuple[str, ...] = ("recall", "synthesis")
     match: str = "word"
@@ -115,8 +118,9 @@ class Probe:
 
     @property
     def scored(self) -> bool:
-        """Whether the probe has something to score (an expectation or an abstention)."""
-        return bool(self.expect) or self.abstain
+        """Whether the probe has something to score (an expectation, an abstention or, for a
+        leak-only probe, its forbidden strings)."""
+        return bool(self.expect) or self.abstain or self.leak_only
 
     @property
     def checks_forgetting(self) -> bool:
@@ -140,9 +144,11 @@ class Scenario:
     probes: tuple[Probe, ...] = ()
     origin: Origin | None = None
 
-    def thread(self, thread_id: str) -> Thread:
-        """The thread with that id (the loader guarantees it exists where referenced)."""
-        return next(t for t in self.threads if t.id == thread_id)
+    def thread(self, thread_id: str, tenant: str | None = None) -> Thread:
+        """The thread with that id, the one in ``tenant`` first (thread ids are unique per tenant;
+        the loader guarantees the thread exists, and is not ambiguous, where referenced)."""
+        found = [t for t in self.threads if t.id == thread_id]
+        return next((t for t in found if t.tenant == tenant), found[0])
 
 
 @dataclass(frozen=True)
@@ -166,11 +172,14 @@ class Policy:
     brain: int = 6
     history: int = 6
     team: int = 3
+    build_beliefs_every: int | None = None
+    """post_turn builds beliefs when (turn index + 1) % N == 0 (engines with ``beliefs``)."""
 
 
 @dataclass(frozen=True)
 class AgentOptions:
-    """Declared side effects of the scripted agent (see the suite schema)."""
+    """Declared side effects of the scripted agent (see the suite schema): ``probe_questions``
+    is ``read_only``, ``isolated`` (logged, then forgotten) or ``kept`` (logged and left)."""
 
     reply: str = "neutral"
     probe_questions: str = "read_only"

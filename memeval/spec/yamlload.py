@@ -10,6 +10,11 @@ construct anything but str, int, float (finite), bool, None, list and dict. Date
 Hostile input is bounded while it is *scanned*, not only once it is built: the scanner refuses
 nesting deeper than :data:`MAX_DEPTH` (PyYAML's scanner is quadratic in flow depth and its
 composer recursive) and the composer stops after :data:`MAX_NODES` nodes.
+
+Where PyYAML has its C extension (libyaml), the events come from the C parser (about 14 times
+faster) and are composed here, with the same depth and node bounds checked event by event and
+the same marks. Any problem found on that path is reported by reading the file again with the
+pure-Python loader, so a broken spec gets the same message whichever parser is present.
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ _SCALAR_TAGS = {
 }
 _KIND = {"tag:yaml.org,2002:int": "a whole number", "tag:yaml.org,2002:float": "a number",
          "tag:yaml.org,2002:bool": "true or false", "tag:yaml.org,2002:null": "null"}
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 
@@ -84,14 +88,17 @@ def _tag_problem(node: yaml.Node, path: Path) -> YamlProblem:
     return YamlProblem(*_mark(node), f"tag {_tag_name(node.tag)!r} is not allowed: specs are plain data; remove the tag", path)
 
 
+_RESOLVERS = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader that refuses deep nesting while scanning and too many nodes while composing."""
 
     # Dates and times resolve as plain strings: the schemas check their form.
-    yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
+    yaml_implicit_resolvers = _RESOLVERS
 
     def __init__(self, text: str):
         self.composed = 0
@@ -118,6 +125,45 @@ class _Loader(yaml.SafeLoader):
         if self.composed > MAX_NODES:
             raise YamlProblem(*_mark(self.peek_event().start_mark), f"document too large: more than {MAX_NODES} values")
         return super().compose_node(parent, index)
+
+
+_CParser: Any = getattr(yaml, "cyaml", None) and getattr(yaml.cyaml, "CParser", None)  # None without libyaml
+
+class _Reread(Exception):
+    """The C-parser path found a problem the pure-Python loader words (and locates) itself:
+    a syntax error, nesting too deep, too many values. The builder's own problems (tags, keys,
+    aliases, values) carry the node's mark, the same on both paths, and are raised as found."""
+
+
+if _CParser is not None:
+
+    class _FastLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+        """Events from libyaml, composed in Python: the composer counts nodes and nesting as the
+        events arrive (the C parser keeps its own stack, so deep input cannot recurse in C)."""
+
+        yaml_implicit_resolvers = _RESOLVERS
+
+        def __init__(self, text: str):
+            self.composed, self.depth = 0, 0
+            _CParser.__init__(self, text)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.composed += 1
+            if self.composed > MAX_NODES:
+                raise _Reread()
+            opens = self.check_event(yaml.MappingStartEvent, yaml.SequenceStartEvent)
+            self.depth += opens
+            if self.depth > MAX_DEPTH + 1:
+                raise _Reread()
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= opens
+else:  # pragma: no cover - PyYAML without libyaml
+    _FastLoader = None  # type: ignore[assignment,misc]
 
 
 def _check_text(text: str, node: yaml.Node, path: Path) -> None:
@@ -220,23 +266,44 @@ def read_yaml(raw: bytes) -> tuple[Any, Marks]:
         raise YamlProblem(line, column, message) from None
     if "\x00" in text:
         raise YamlProblem(1, 1, "binary data (a NUL byte) is not YAML")
+    if _FastLoader is not None:
+        try:
+            return _compose(text, _FastLoader)
+        except _Reread:
+            pass  # the pure-Python reading below says what is wrong, where, in its own words
+    return _compose(text, _Loader)
+
+
+def _compose(text: str, kind: Any) -> tuple[Any, Marks]:
+    """The plain data and marks of the single document in ``text``, read by a ``kind`` loader.
+
+    Raises:
+        YamlProblem: whatever is wrong with it (see :func:`read_yaml`).
+    """
     loader = None
     try:
-        loader = _Loader(text)
+        loader = kind(text)
         root = loader.get_single_node()
         if root is None:
             raise YamlProblem(1, 1, "the file is empty")
         builder = _Builder(loader)
         return builder.build(root, (), 0), builder.marks
-    except yaml.reader.ReaderError as err:
-        raise _reader_problem(text, err) from None
-    except yaml.MarkedYAMLError as err:
-        raise _syntax_problem(err) from None
-    except RecursionError:
-        raise YamlProblem(1, 1, "nested too deeply to read") from None
+    except (yaml.YAMLError, RecursionError) as err:
+        if kind is not _Loader:
+            raise _Reread() from None
+        raise _located(text, err) from None
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _located(text: str, err: yaml.YAMLError | RecursionError) -> YamlProblem:
+    """The located problem for what the pure-Python loader raised."""
+    if isinstance(err, yaml.reader.ReaderError):
+        return _reader_problem(text, err)
+    if isinstance(err, yaml.MarkedYAMLError):
+        return _syntax_problem(err)
+    return YamlProblem(1, 1, "nested too deeply to read")
 
 
 def _reader_problem(text: str, err: yaml.reader.ReaderError) -> YamlProblem:
