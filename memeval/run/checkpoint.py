@@ -41,6 +41,15 @@ class ScenarioEntry:
     """Its timing samples, ms."""
 
 
+class FinishedThenInterrupted(KeyboardInterrupt):
+    """A Ctrl-C that came while a scenario was cleaning up: ``entry`` is that scenario, finished
+    (and journaled); the run keeps it and then stops."""
+
+    def __init__(self, entry: ScenarioEntry):
+        super().__init__()
+        self.entry = entry
+
+
 class Journal:
     """An open checkpoint file. Use :meth:`start` for a new run and :meth:`resume` to continue one."""
 

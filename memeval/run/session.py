@@ -18,6 +18,7 @@ from typing import Any
 
 from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
+from memeval.engines.http_client import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
 from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
@@ -167,16 +168,20 @@ def _failed_calls(record: RunRecord) -> str | None:
 def _term_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM (a cancelled CI job, a supervisor) stops the run as Ctrl-C does:
     what was written is forgotten, an engine server the run started is stopped, run.json keeps what
-    finished, exit 130. Python's default would end the process at once and orphan that server."""
+    finished, exit 130. Python's default would end the process at once and orphan that server.
+    Both signals also cancel the engine requests in flight (a hanging engine is not waited for)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    reset_cancel()
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
+    cancel_requests()
     raise KeyboardInterrupt
