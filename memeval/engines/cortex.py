@@ -43,6 +43,7 @@ from memeval.engines.cortex_tenants import TenantBook
 from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
                                          masked)
 from memeval.errors import EngineError
+from memeval.secrets import mask
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
 PAGE = 200
@@ -85,7 +86,6 @@ class CortexBase:
 
     def __init__(self, settings: HttpSettings, key: Secret, decode: Callable[[Any], Any] = lambda body: body):
         self.settings = settings
-        self._key = key
         self.http = HttpClient(self.name, settings, key, self.key_env, decode)
         self._pool = ThreadPoolExecutor(max(1, settings.concurrency), thread_name_prefix=f"memeval-{self.name}")
         self._book = TenantBook()
@@ -343,8 +343,8 @@ class CortexEngine(CortexBase):
             body = self._call_unless(404, "GET", "v1/admin/version") or {}
             flags = layout.obj(body.get("flags"))
             self._info = EngineInfo(
-                self.name, __version__, capabilities_of(self), str(body["version"]) if body.get("version") else None,
-                tuple(str(c) for c in body.get("capabilities") or ()), masked(flags, self._key),
+                self.name, __version__, capabilities_of(self), mask(str(body["version"])) if body.get("version") else None,
+                tuple(mask(str(c)) for c in body.get("capabilities") or ()), masked(flags),
                 self.settings.public())
         return self._info
 

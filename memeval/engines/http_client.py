@@ -39,7 +39,7 @@ import httpx
 
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
-from memeval.secrets import is_secret_name
+from memeval.secrets import is_secret, mask, remember
 
 log = logging.getLogger("memeval.engines.http")
 
@@ -82,20 +82,18 @@ def reset_cancel() -> None:
 
 
 class Secret:
-    """A credential that never shows itself: ``repr`` and ``str`` are masked."""
+    """A credential that never shows itself: ``repr`` and ``str`` are masked, and its value is
+    known to :func:`memeval.secrets.mask`, so it is masked wherever else it would appear."""
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str):
         self._value = value
+        remember([value])
 
     def reveal(self) -> str:
         """The credential itself, for the Authorization header only."""
         return self._value
-
-    def scrub(self, text: str) -> str:
-        """``text`` with every occurrence of the credential masked."""
-        return text.replace(self._value, "***") if self._value else text
 
     def __repr__(self) -> str:
         return "Secret(***)"
@@ -105,11 +103,11 @@ class Secret:
 
 
 
-def masked(values: Mapping[str, Any], key: Secret) -> dict[str, str]:
-    """``values`` as strings, fit for run.json: the value of every secret-looking name (``…_KEY``,
-    ``…_TOKEN``, ``…_SECRET``, ``…_PASSWORD``) shown as ``***``, and ``key`` masked wherever else
-    it appears. For what a server reports about itself (its flags), which may hold credentials."""
-    return {str(k): "***" if str(v) and is_secret_name(str(k)) else key.scrub(str(v)) for k, v in values.items()}
+def masked(values: Mapping[str, Any]) -> dict[str, str]:
+    """``values`` as strings, fit for run.json: the value of every secret (by its name, such as
+    ``…_APIKEY`` or ``…_PASSWORD``, or a URL with user info) shown as ``***``, and known secrets
+    masked in the others. For what a server reports about itself (its flags)."""
+    return {str(k): "***" if str(v) and is_secret(str(k), v) else mask(str(v)) for k, v in values.items()}
 
 
 @dataclass(frozen=True)
@@ -340,6 +338,7 @@ class HttpClient:
             raise self._status_error(where, status, failure.code, failure.message, attempt) from None
 
     def _status_error(self, where: str, status: int, code: str, message: str, attempt: int) -> HttpStatusError:
+        code = self._line(code)  # a server may echo the request (its Authorization header) in the code
         detail = " ".join(part for part in (str(status), code) if part)
         line = self._line(message)
         reason = f"{where}: {detail}" + (f" ({line})" if line and line != code else "")
@@ -348,7 +347,7 @@ class HttpClient:
         return HttpStatusError(reason, status, code, attempt)
 
     def _line(self, text: str) -> str:
-        return " ".join(self._key.scrub(text).split())[:REASON_CHARS]
+        return " ".join(mask(text).split())[:REASON_CHARS]
 
     def _backoff(self, attempt: int) -> float:
         return float(self.base_delay_s * 2 ** (attempt - 1))

@@ -23,6 +23,7 @@ from memeval.record import ProbeResult, RecordError, ScenarioResult, TimingLabel
 from memeval.record.codec import from_json, to_json
 from memeval.run.cleanup import clear_tenant
 from memeval.run.options import RunOptions
+from memeval.secrets import mask_json
 from memeval.spec.model import Suite
 
 FILE = "checkpoint.jsonl"
@@ -156,7 +157,7 @@ def _shown(key: str, value: Any) -> str:
 
 
 def _append(fh: TextIO, entry: dict[str, Any]) -> None:
-    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    fh.write(json.dumps(mask_json(entry), ensure_ascii=False) + "\n")
     fh.flush()
     os.fsync(fh.fileno())
 

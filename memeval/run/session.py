@@ -30,6 +30,7 @@ from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
 from memeval.run.output import check_json_target, resume_folder, run_folder
 from memeval.run.suite import run_suite
+from memeval.secrets import mask, mask_json
 from memeval.score.derive import derive
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
@@ -66,6 +67,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     calls that failed; interrupted). ``echo`` takes progress and status lines, ``show`` the
     report (unless ``quiet``). With ``resume``, what the request leaves unset (engine, --only,
     label, options) is taken from the run's journal."""
+    echo, show = _masking(echo), _masking(show)
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
@@ -85,11 +87,17 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
             engine.close()
     if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
         record = _answer(record, answerer, echo, req.quiet)
+    record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
     report = publish(record, folder, req.templates, req.json_path)
     if not req.quiet:
         show(report)
     echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html")
     return _outcome(record, req.suite_file, folder, echo)
+
+
+def _masking(echo: Echo) -> Echo:
+    """``echo`` with every known secret masked (a server may echo a key in an error)."""
+    return lambda line: echo(mask(line))
 
 
 def _resumed(req: RunRequest, resume: str) -> RunRequest:
