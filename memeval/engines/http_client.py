@@ -295,7 +295,7 @@ class HttpClient:
         deadline = _CANCEL.deadline(time.monotonic() + self.timeout_s)
         if deadline <= time.monotonic():
             raise EngineError(f"{where}: not sent: the run was interrupted")
-        outcome: list[Any] = []
+        outcome: list[httpx.Response | BaseException] = []
         done = threading.Event()
 
         def send() -> None:
@@ -312,9 +312,10 @@ class HttpClient:
                 raise EngineError(f"{where}: cancelled: the run was interrupted")
             if time.monotonic() >= deadline:
                 raise httpx.ReadTimeout(f"no complete answer within {self.timeout_s:g} s")
-        if isinstance(outcome[0], BaseException):
-            raise outcome[0]
-        return outcome[0]
+        answer = outcome[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
 
     def _send(self, method: str, route: str, params: Mapping[str, Any] | None, body: Any,
               headers: Mapping[str, str] | None) -> httpx.Response:

@@ -28,16 +28,19 @@ import signal
 import socket
 import subprocess
 import sys
+import secrets
 import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from memeval.engines import adapters, load_adapter
 from memeval.engines.definition import EngineDef
 from memeval.errors import EngineError, UsageError
 from memeval.secrets import mask
+from memeval.servers.httpjson import NONCE_ENV, NONCE_HEADER
 
 DEFAULT_READY_TIMEOUT_S = 60.0
 READY_POLL_S = 0.1
@@ -84,14 +87,17 @@ def start_engine_server(engine_def: EngineDef, env_overrides: Mapping[str, str] 
     port = free_port()
     values = {"port": str(port), "python": sys.executable}
     url = _fill(server.get("url", "http://127.0.0.1:{port}"), values).rstrip("/")
-    env = {**os.environ, **{k: _fill(v, values) for k, v in server.get("env", {}).items()}, **(env_overrides or {})}
+    nonce = secrets.token_hex(8)
+    env = {**os.environ, **{k: _fill(v, values) for k, v in server.get("env", {}).items()}, **(env_overrides or {}),
+           NONCE_ENV: nonce}
     cwd = _cwd(engine_def.file, server)
+    _check_port_free(url)
     with _log_file(log_path) as log:
         argv = [_fill(a, values) for a in server["start"]]
         process, pump = _spawn(argv, cwd, env, log)
         try:
             if server.get("ready"):
-                _await_ready(url + _fill(server["ready"], values), process, pump, log,
+                _await_ready(url + _fill(server["ready"], values), nonce, process, pump, log,
                              float(server.get("ready_timeout_s", DEFAULT_READY_TIMEOUT_S)))
             yield url
         finally:
@@ -166,8 +172,29 @@ def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str],
     return process, pump
 
 
-def _await_ready(url: str, process: subprocess.Popen[bytes], pump: threading.Thread, log: IO[str],
+def _check_port_free(url: str) -> None:
+    """Refuse to start a server on a loopback port something already listens on: the ready
+    check (and then the run) would talk to that other server."""
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", parts.port))
+        except OSError:
+            raise EngineError(f"engine server: port {parts.port} is already in use; not starting a server "
+                              "whose place another one holds") from None
+
+
+def _await_ready(url: str, nonce: str, process: subprocess.Popen[bytes], pump: threading.Thread, log: IO[str],
                  timeout_s: float) -> None:
+    """Wait until ``url`` answers 2xx from *this* process: a server that reports a nonce
+    (``X-Memeval-Nonce``, from ``MEMEVAL_SERVER_NONCE``) must report ours; one that reports none
+    must still be running once it answers (the limit for servers that know no nonce).
+
+    Raises:
+        EngineError: it exited, another server answered, or it was not ready in time.
+    """
     import httpx  # here, not at the top: every memeval command imports this module, few start a server
 
     deadline = time.monotonic() + timeout_s
@@ -177,8 +204,10 @@ def _await_ready(url: str, process: subprocess.Popen[bytes], pump: threading.Thr
             pump.join(PUMP_JOIN_S)
             raise EngineError(f"engine server exited with code {process.returncode} before ready{_tail(log)}")
         try:
-            status = httpx.get(url, timeout=2.0).status_code
+            answer = httpx.get(url, timeout=2.0)
+            status = answer.status_code
             if 200 <= status < 300:
+                _check_ours(url, answer.headers.get(NONCE_HEADER), nonce, process)
                 return
             last = f"HTTP {status}"
         except httpx.TransportError as err:
@@ -186,6 +215,15 @@ def _await_ready(url: str, process: subprocess.Popen[bytes], pump: threading.Thr
         if time.monotonic() > deadline:
             raise EngineError(f"engine server not ready at {url} after {timeout_s:g} s ({last}){_tail(log)}")
         time.sleep(READY_POLL_S)
+
+
+def _check_ours(url: str, reported: str | None, nonce: str, process: subprocess.Popen[bytes]) -> None:
+    if reported is not None and reported != nonce:
+        raise EngineError(f"engine server: {url} is answered by another server (its nonce is not ours); "
+                          "two runs or sweeps share a port")
+    if process.poll() is not None:
+        raise EngineError(f"engine server exited with code {process.returncode}, yet {url} answers: "
+                          "another server holds the port")
 
 
 def _stop(process: subprocess.Popen[bytes], pump: threading.Thread, stop: list[str], cwd: str | None,

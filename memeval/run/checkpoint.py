@@ -72,7 +72,7 @@ class Journal:
     def start(cls, folder: str, header: dict[str, Any]) -> "Journal":
         """Begin a fresh journal in ``folder``, replacing any earlier one."""
         path = os.path.join(folder, FILE)
-        with open(path, "w", encoding="utf-8") as fh:
+        with _open(path, os.O_TRUNC) as fh:
             _append(fh, {"kind": "header", **header})
         return cls(path, header, {}, {})
 
@@ -124,7 +124,7 @@ class Journal:
         return notes
 
     def _write(self, entry: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as fh:
+        with _open(self.path, os.O_APPEND) as fh:
             _append(fh, entry)
 
 
@@ -154,6 +154,16 @@ def _shown(key: str, value: Any) -> str:
         return f"--only {','.join(value)}" if value else "every scenario (no --only)"
     names = {"suite_sha256": "suite (sha256)"}
     return f"{names.get(key, key)} {value!r}"
+
+
+def _open(path: str, mode: int) -> TextIO:
+    """The journal for writing, never through a symbolic link (it would overwrite whatever the
+    link points at). Raises UsageError for a link."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | mode, 0o644)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot write the journal ({err.strerror}; a symbolic link is refused)") from None
+    return open(fd, "w" if mode == os.O_TRUNC else "a", encoding="utf-8")
 
 
 def _append(fh: TextIO, entry: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ from memeval.report.files import check_label
 from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
-from memeval.run.output import check_json_target, resume_folder, run_folder
+from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
 from memeval.run.suite import run_suite
 from memeval.secrets import mask, mask_json
 from memeval.score.derive import derive
@@ -78,17 +78,18 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
-    journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
-        engine = engine_def.create(overrides)
-        try:
-            record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
-        finally:
-            engine.close()
-    if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
-        record = _answer(record, answerer, echo, req.quiet)
-    record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
-    report = publish(record, folder, req.templates, req.json_path)
+    with folder_lock(folder):  # a second run into this folder is refused until this one ends
+        journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
+        with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+            engine = engine_def.create(overrides)
+            try:
+                record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
+            finally:
+                engine.close()
+        if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
+            record = _answer(record, answerer, echo, req.quiet)
+        record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
+        report = publish(record, folder, req.templates, req.json_path)
     if not req.quiet:
         show(report)
     echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html")

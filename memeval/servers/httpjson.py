@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import json
 import signal
 import socket
@@ -26,6 +27,10 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 T = TypeVar("T")
+NONCE_ENV = "MEMEVAL_SERVER_NONCE"
+NONCE_HEADER = "X-Memeval-Nonce"
+"""A server started with ``MEMEVAL_SERVER_NONCE`` in its environment sends it back in this header
+on every answer, so whoever started it can tell it from another server on the same port."""
 
 
 class HttpError(Exception):
@@ -136,6 +141,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_response(reply.status)
         self.send_header("Content-Type", reply.content_type)
+        if self.server.nonce:
+            self.send_header(NONCE_HEADER, self.server.nonce)
         self.send_header("Content-Length", str(len(data)))
         for name, value in reply.headers.items():
             self.send_header(name, value)
@@ -168,6 +175,7 @@ class JsonHTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], app: App):
         # set first: a failed bind calls server_close() from inside the base __init__
         self.app = app
+        self.nonce = os.environ.get(NONCE_ENV, "")
         super().__init__(address, _Handler)
 
     @property
