@@ -176,14 +176,21 @@ def _check_port_free(url: str) -> None:
     """Refuse to start a server on a loopback port something already listens on: the ready
     check (and then the run) would talk to that other server."""
     parts = urlsplit(url)
-    if parts.hostname not in ("127.0.0.1", "localhost") or parts.port is None:
-        return
+    if parts.hostname in ("127.0.0.1", "localhost") and parts.port is not None and not port_free(parts.port):
+        raise EngineError(f"engine server: port {parts.port} is already in use; not starting a server "
+                          "whose place another one holds")
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port`` (connections left in TIME_WAIT do not count:
+    the servers memeval starts bind with ``SO_REUSEADDR``)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind(("127.0.0.1", parts.port))
+            sock.bind(("127.0.0.1", port))
         except OSError:
-            raise EngineError(f"engine server: port {parts.port} is already in use; not starting a server "
-                              "whose place another one holds") from None
+            return False
+    return True
 
 
 def _await_ready(url: str, nonce: str, process: subprocess.Popen[bytes], pump: threading.Thread, log: IO[str],

@@ -42,7 +42,7 @@ def test_a_symbolic_link_in_the_run_folder_is_never_followed(tmp_path: Path, nam
 def test_a_second_run_into_a_folder_in_use_is_refused_and_the_first_completes(cortex: RunningServer,
                                                                              tmp_path: Path) -> None:
     out = tmp_path / "out"
-    cortex.faults(index_delay=1.5)  # the first run settles slowly: it is surely alive for the second
+    cortex.faults(index_delay=6)  # the first run settles slowly: it is surely alive for the second
     first = start_run(out, run_env(cortex.url), "--only", "alpha")
     wait_for(lambda: journal(out), "the first run's journal", proc=first)
     second = memeval_run(out, run_env(cortex.url), "--only", "alpha", "--force")
