@@ -1,15 +1,83 @@
-"""What counts as a secret's name, in one place: settings, flags and environment variables whose
-name ends in ``key``, ``token``, ``secret`` or ``password`` are masked or refused wherever they
-would reach a file (run.json flags, matrix profiles). The engine schema's ``propertyNames`` rule
-says the same for engine settings."""
+"""What counts as a secret, and the one masking function every output edge applies.
+
+A secret is the value of a variable or setting whose *name* says so (it ends in ``key``,
+``apikey``, ``token``, ``secret``, ``password``, ``passwd``, ``pass`` or
+``credentials``, after ``_`` or alone), and any URL carrying user info
+(``postgres://user:password@host``). The matrix refuses such names with a value, flags a server
+reports under them are recorded as ``***``, and :func:`mask` removes every known secret value
+from text wherever it appears: stderr lines, run.json and the reports, the journal, the copy of an
+engine server's log.
+
+The known values are gathered from the environment when first needed (every variable that is a
+secret by the rules above) plus what :func:`remember` adds (keys read from settings).
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-SECRET_NAME = re.compile(r"(?i)(^|_)(key|token|secret|password)$")
+SECRET_NAME = re.compile(r"(?i)(^|_)(key|apikey|token|secret|password|passwd|pass|credentials?)$")
+USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*@")
+BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{6,}")
+MASK = "***"
+SHORTEST = 6
+"""Shorter values are not masked by value (masking "on" or "1" everywhere would garble text)."""
+
+_lock = threading.Lock()
+_known: set[str] = set()
+_from_env = False
 
 
 def is_secret_name(name: str) -> bool:
     """Whether ``name`` names a secret."""
     return bool(SECRET_NAME.search(name))
+
+
+def has_credentials(value: str) -> bool:
+    """Whether ``value`` holds a URL with user info (``scheme://user:password@host``)."""
+    return bool(USERINFO.search(value))
+
+
+def is_secret(name: str, value: Any) -> bool:
+    """Whether the variable ``name=value`` holds a secret (by its name or by its value)."""
+    return is_secret_name(name) or has_credentials(str(value))
+
+
+def remember(values: Iterable[str]) -> None:
+    """Add secret values (keys read from settings) to those :func:`mask` removes."""
+    with _lock:
+        _known.update(v for v in values if len(v) >= SHORTEST)
+
+
+def secrets_of(environ: Mapping[str, str]) -> set[str]:
+    """The secret values of an environment: every variable that is a secret by name or value."""
+    return {v for k, v in environ.items() if len(v) >= SHORTEST and is_secret(k, v)}
+
+
+def mask(text: str) -> str:
+    """``text`` with every known secret value, URL user info and bearer token replaced by ``***``."""
+    global _from_env
+    with _lock:
+        if not _from_env:
+            _known.update(secrets_of(os.environ))
+            _from_env = True
+        known = sorted(_known, key=len, reverse=True)
+    for value in known:
+        if value in text:
+            text = text.replace(value, MASK)
+    return BEARER.sub(lambda m: m.group(1) + MASK, USERINFO.sub(lambda m: m.group(1) + MASK + "@", text))
+
+
+def mask_json(value: Any) -> Any:
+    """A JSON value with :func:`mask` applied to every string in it, keys included."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {mask(str(k)): mask_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_json(v) for v in value]
+    return value

@@ -16,6 +16,7 @@ import click
 
 from memeval import __version__
 from memeval.errors import MemevalError, Outcome, SpecError, exit_code, outcome_of
+from memeval.secrets import mask
 
 # module name under memeval.cli -> attribute holding the click command
 COMMANDS = (
@@ -76,7 +77,7 @@ def _outcome(argv: list[str] | None) -> Outcome:
         click.echo(f"{len(err.issues)} error(s); nothing was run.", err=True)
         return outcome_of(err)
     except MemevalError as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(mask(f"error: {err}"), err=True)
         return outcome_of(err)
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("interrupted", err=True)

@@ -43,6 +43,7 @@ from memeval.engines.cortex_tenants import TenantBook
 from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
                                          masked)
 from memeval.errors import EngineError
+from memeval.secrets import mask
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
 PAGE = 200
@@ -85,7 +86,6 @@ class CortexBase:
 
     def __init__(self, settings: HttpSettings, key: Secret, decode: Callable[[Any], Any] = lambda body: body):
         self.settings = settings
-        self._key = key
         self.http = HttpClient(self.name, settings, key, self.key_env, decode)
         self._pool = ThreadPoolExecutor(max(1, settings.concurrency), thread_name_prefix=f"memeval-{self.name}")
         self._book = TenantBook()
@@ -179,6 +179,13 @@ class CortexBase:
             raise EngineError(f"{self.name} {method} {route}: the answer is not a JSON object")
         return body or {}
 
+    def _records(self, route: str, body: Any, *keys: str) -> list[dict[str, Any]]:
+        """:func:`~memeval.engines.cortex_layout.records`, its shape error naming this route."""
+        try:
+            return layout.records(body, *keys)
+        except layout.ShapeError as err:
+            raise layout.ShapeError(f"{self.name} {route}: {err}") from None
+
     def _call_unless(self, status: int, method: str, route: str, **kwargs: Any) -> dict[str, Any] | None:
         """:meth:`_call`, or None when the server answers ``status`` (what was asked for is not there)."""
         try:
@@ -208,7 +215,8 @@ class CortexBase:
     def _listed_scopes(self, tenant: str) -> Sequence[str]:
         root = layout.tenant_root(tenant)
         body = self._call_unless(404, "GET", "v1/scopes/list", params={"prefix": root + "/", "limit": 1000})
-        return [str(r.get("path")) for r in layout.records(body) if r.get("path")]
+        listed = self._records("v1/scopes/list", body) if body is not None else []
+        return [str(r.get("path")) for r in listed if r.get("path")]
 
     def _erase_scope(self, scope: str) -> None:
         body = {"scope": scope, "confirm_all": True, "audit_note": AUDIT_NOTE}
@@ -260,7 +268,7 @@ class CortexBase:
             params = {"scope": scope, "limit": PAGE, **({"labels": labels} if labels else {}),
                       **({"cursor": cursor} if cursor else {})}
             body = self._call("GET", route, params=params)
-            for event in layout.records(body):
+            for event in self._records(route, body):
                 seen.setdefault(str(event.get("id")), event)
             following = body.get("next_cursor")
             if not body.get("has_more") or not following or (need is not None and len(seen) >= need):
@@ -281,8 +289,10 @@ class CortexBase:
 
     def _pack_items(self, scope: str, tenant: str, query: str, limit: int) -> Ranked:
         body = layout.pack_request(scope, query, ["events"], {"events": min(max(1, limit), 1000)})
-        pack = self._call_unless(404, "POST", self.routes["recall"], json=body) or {}
-        events = layout.records(pack.get("layers"), "events")
+        pack = self._call_unless(404, "POST", self.routes["recall"], json=body)
+        if pack is None:
+            return []
+        events = self._records(self.routes["recall"], pack.get("layers"), "events")
         pairs = ((layout.item_of(e, tenant), layout.newest_key(e)) for e in events)
         return [(item, key) for item, key in pairs if item is not None]
 
@@ -333,8 +343,8 @@ class CortexEngine(CortexBase):
             body = self._call_unless(404, "GET", "v1/admin/version") or {}
             flags = layout.obj(body.get("flags"))
             self._info = EngineInfo(
-                self.name, __version__, capabilities_of(self), str(body["version"]) if body.get("version") else None,
-                tuple(str(c) for c in body.get("capabilities") or ()), masked(flags, self._key),
+                self.name, __version__, capabilities_of(self), mask(str(body["version"])) if body.get("version") else None,
+                tuple(mask(str(c)) for c in body.get("capabilities") or ()), masked(flags),
                 self.settings.public())
         return self._info
 
@@ -378,14 +388,15 @@ class CortexEngine(CortexBase):
 
     def _derived(self, scope: str) -> Derived:
         params = {"scope": scope, "limit": DERIVED_LIMIT}
-        facts = layout.records(self._call("GET", "v1/facts", params=params), "facts")
-        beliefs = layout.records(self._call("GET", "v1/beliefs", params=params), "beliefs")
+        facts = self._records("v1/facts", self._call("GET", "v1/facts", params=params), "facts")
+        beliefs = self._records("v1/beliefs", self._call("GET", "v1/beliefs", params=params), "beliefs")
         return layout.derived_of(facts, beliefs, self._conflict_records(scope))
 
     def _conflict_records(self, scope: str) -> list[Event]:
         # 503: the server raises no conflicts (bitemporal mode off)
         params = {"scope": scope, "limit": DERIVED_LIMIT}
-        return layout.records(self._call_unless(503, "GET", "v1/conflicts", params=params), "conflicts")
+        body = self._call_unless(503, "GET", "v1/conflicts", params=params)
+        return self._records("v1/conflicts", body, "conflicts") if body is not None else []
 
 
 def _offset(cursor: str | None) -> int:

@@ -189,14 +189,24 @@ def obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+class ShapeError(EngineError):
+    """A 2xx answer whose JSON is not the shape the API promises (a list where records belong…)."""
+
+
 def records(body: Any, *keys: str) -> list[dict[str, Any]]:
-    """The record list of a listing body under the first of ``keys`` present (``items`` too)."""
+    """The record list of a listing body under the first of ``keys`` present (``items`` too).
+
+    Raises:
+        ShapeError: ``body`` is not an object holding a list of objects under one of the keys
+            (an answer that cannot be read is an engine error, never an empty listing).
+    """
     if isinstance(body, dict):
         for key in (*keys, "items"):
             value = body.get(key)
-            if isinstance(value, list):
-                return [r for r in value if isinstance(r, dict)]
-    return []
+            if isinstance(value, list) and all(isinstance(r, dict) for r in value):
+                return value
+    names = " or ".join(repr(k) for k in (*keys, "items"))
+    raise ShapeError(f"the answer holds no list of records under {names} ({type(body).__name__})")
 
 
 def part(value: Any) -> str:

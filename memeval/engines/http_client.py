@@ -8,6 +8,13 @@ Every request goes through :meth:`HttpClient.call`, which
   ``503 AUTHORIZATION_STATE_CHANGED``), sleeping ``retry_base_s * 2**n`` between attempts, or
   the server's numeric ``Retry-After`` / ``RateLimit-Reset`` on 429 and 503 (capped at 10 s);
 - optionally paces requests to ``requests_per_minute`` (a hosted API's rate limit);
+- gives each attempt a wall-clock deadline of ``timeout_s`` (httpx's own timeouts are per read,
+  so a server trickling one byte a second would never be cut off): the request runs in a daemon
+  thread and the caller stops waiting at the deadline;
+- stops waiting at once for every request in flight when :func:`cancel_requests` is called (the
+  Ctrl-C handler), and gives the requests after it (a scenario's cleanup) :data:`GRACE_S` in all;
+- accepts a 2xx answer only when its body is empty or JSON (a ``text/html`` page or a body cut
+  short is an engine error, never an empty result);
 - turns every failure into an :class:`memeval.errors.EngineError` with a one-line reason that
   names the adapter, the route and the status: :class:`HttpStatusError` for a non-2xx answer,
   a plain ``EngineError`` for a transport failure.
@@ -32,7 +39,7 @@ import httpx
 
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
-from memeval.secrets import is_secret_name
+from memeval.secrets import is_secret, mask, remember
 
 log = logging.getLogger("memeval.engines.http")
 
@@ -42,23 +49,51 @@ MAX_SERVER_DELAY_S = 10.0
 STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
 STATE_CHANGED_ATTEMPTS = 6
 REASON_CHARS = 200
+POLL_S = 0.05
+GRACE_S = 2.0
+"""After a Ctrl-C, how long the requests that follow (the cleanup) may take in all."""
+
+
+class _Cancel:
+    """Process-wide cancellation: a Ctrl-C stops every request in flight, in every client."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.until: float | None = None
+
+    def deadline(self, own: float) -> float:
+        return own if self.until is None else min(own, self.until)
+
+
+_CANCEL = _Cancel()
+
+
+def cancel_requests(grace_s: float = GRACE_S) -> None:
+    """Stop waiting for every request in flight (they fail as cancelled) and give later requests
+    ``grace_s`` seconds in all. Safe to call from a signal handler; later calls keep the first grace."""
+    _CANCEL.generation += 1
+    if _CANCEL.until is None:
+        _CANCEL.until = time.monotonic() + grace_s
+
+
+def reset_cancel() -> None:
+    """Forget an earlier :func:`cancel_requests` (a process that runs on after an interrupt)."""
+    _CANCEL.until = None
 
 
 class Secret:
-    """A credential that never shows itself: ``repr`` and ``str`` are masked."""
+    """A credential that never shows itself: ``repr`` and ``str`` are masked, and its value is
+    known to :func:`memeval.secrets.mask`, so it is masked wherever else it would appear."""
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str):
         self._value = value
+        remember([value])
 
     def reveal(self) -> str:
         """The credential itself, for the Authorization header only."""
         return self._value
-
-    def scrub(self, text: str) -> str:
-        """``text`` with every occurrence of the credential masked."""
-        return text.replace(self._value, "***") if self._value else text
 
     def __repr__(self) -> str:
         return "Secret(***)"
@@ -68,11 +103,11 @@ class Secret:
 
 
 
-def masked(values: Mapping[str, Any], key: Secret) -> dict[str, str]:
-    """``values`` as strings, fit for run.json: the value of every secret-looking name (``…_KEY``,
-    ``…_TOKEN``, ``…_SECRET``, ``…_PASSWORD``) shown as ``***``, and ``key`` masked wherever else
-    it appears. For what a server reports about itself (its flags), which may hold credentials."""
-    return {str(k): "***" if str(v) and is_secret_name(str(k)) else key.scrub(str(v)) for k, v in values.items()}
+def masked(values: Mapping[str, Any]) -> dict[str, str]:
+    """``values`` as strings, fit for run.json: the value of every secret (by its name, such as
+    ``…_APIKEY`` or ``…_PASSWORD``, or a URL with user info) shown as ``***``, and known secrets
+    masked in the others. For what a server reports about itself (its flags)."""
+    return {str(k): "***" if str(v) and is_secret(str(k), v) else mask(str(v)) for k, v in values.items()}
 
 
 @dataclass(frozen=True)
@@ -199,6 +234,7 @@ class HttpClient:
         self.name, self.key_env = name, key_env
         self.attempts, self.base_delay_s = max(1, settings.attempts), settings.retry_base_s
         self._key, self._decode = key, decode
+        self.timeout_s = settings.timeout_s
         timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
         self._http = httpx.Client(base_url=settings.url.rstrip("/") + "/", timeout=timeout)
         rate = settings.requests_per_minute
@@ -224,7 +260,7 @@ class HttpClient:
             self._pace()
             start = time.perf_counter()
             try:
-                response = self._send(method, route, params, json, headers)
+                response = self._send_within(where, method, route, params, json, headers)
             except httpx.TransportError as err:
                 reason = f"{where}: {type(err).__name__}: {self._line(str(err)) or 'no response'}"
                 if not _may_resend(err, retry):
@@ -247,17 +283,53 @@ class HttpClient:
         """Close pooled connections."""
         self._http.close()
 
+    def _send_within(self, where: str, method: str, route: str, params: Mapping[str, Any] | None, body: Any,
+                     headers: Mapping[str, str] | None) -> httpx.Response:
+        """:meth:`_send` in a daemon thread, waited for until the attempt's wall-clock deadline.
+
+        Raises:
+            httpx.ReadTimeout: no complete answer by the deadline (the thread is abandoned).
+            EngineError: cancelled by :func:`cancel_requests`, or the grace after it is over.
+        """
+        generation = _CANCEL.generation
+        deadline = _CANCEL.deadline(time.monotonic() + self.timeout_s)
+        if deadline <= time.monotonic():
+            raise EngineError(f"{where}: not sent: the run was interrupted")
+        outcome: list[httpx.Response | BaseException] = []
+        done = threading.Event()
+
+        def send() -> None:
+            try:
+                outcome.append(self._send(method, route, params, body, headers))
+            except BaseException as err:  # handed to the waiting caller
+                outcome.append(err)
+            finally:
+                done.set()
+
+        threading.Thread(target=send, name=f"memeval-{self.name}-request", daemon=True).start()
+        while not done.wait(POLL_S):
+            if _CANCEL.generation != generation:
+                raise EngineError(f"{where}: cancelled: the run was interrupted")
+            if time.monotonic() >= deadline:
+                raise httpx.ReadTimeout(f"no complete answer within {self.timeout_s:g} s")
+        answer = outcome[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
     def _send(self, method: str, route: str, params: Mapping[str, Any] | None, body: Any,
               headers: Mapping[str, str] | None) -> httpx.Response:
         sent = {"Authorization": f"Bearer {self._key.reveal()}", "Accept": "application/json", **(headers or {})}
         return self._http.request(method, route.lstrip("/"), params=params, json=body, headers=sent)
 
     def _body(self, where: str, response: httpx.Response, attempt: int) -> Any:
+        status = response.status_code
         try:
             body = response.json() if response.content else None
         except ValueError:
+            if 200 <= status < 300:
+                raise EngineError(f"{where}: {status} but the answer is not JSON ({_kind(response)})") from None
             body = None
-        status = response.status_code
         if not 200 <= status < 300:
             code, message = error_fields(body)
             raise self._status_error(where, status, code, message or response.reason_phrase, attempt)
@@ -267,6 +339,7 @@ class HttpClient:
             raise self._status_error(where, status, failure.code, failure.message, attempt) from None
 
     def _status_error(self, where: str, status: int, code: str, message: str, attempt: int) -> HttpStatusError:
+        code = self._line(code)  # a server may echo the request (its Authorization header) in the code
         detail = " ".join(part for part in (str(status), code) if part)
         line = self._line(message)
         reason = f"{where}: {detail}" + (f" ({line})" if line and line != code else "")
@@ -275,7 +348,7 @@ class HttpClient:
         return HttpStatusError(reason, status, code, attempt)
 
     def _line(self, text: str) -> str:
-        return " ".join(self._key.scrub(text).split())[:REASON_CHARS]
+        return " ".join(mask(text).split())[:REASON_CHARS]
 
     def _backoff(self, attempt: int) -> float:
         return float(self.base_delay_s * 2 ** (attempt - 1))
@@ -291,6 +364,8 @@ class HttpClient:
 
     @staticmethod
     def _wait(reason: str, attempt: int, delay: float) -> None:
+        if _CANCEL.until is not None and _CANCEL.until < time.monotonic() + delay:
+            raise EngineError(f"{reason}; not retried: the run was interrupted")
         log.warning("%s; retry %d in %.2f s", reason, attempt + 1, delay)
         time.sleep(delay)
 
@@ -308,6 +383,13 @@ class HttpClient:
 def _may_resend(err: httpx.TransportError, retry: Retry) -> bool:
     never_sent = isinstance(err, (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout))
     return retry is Retry.READ or never_sent
+
+
+def _kind(response: httpx.Response) -> str:
+    """What a 2xx body that is not JSON looks like, for the error: its type, or "cut short"."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    return f"{kind or 'no content type'}, {len(response.content)} bytes" if "json" not in kind else \
+        f"cut short or malformed, {len(response.content)} bytes"
 
 
 def _after(attempts: int) -> str:

@@ -28,20 +28,26 @@ import signal
 import socket
 import subprocess
 import sys
+import secrets
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from memeval.engines import adapters, load_adapter
 from memeval.engines.definition import EngineDef
 from memeval.errors import EngineError, UsageError
+from memeval.secrets import mask
+from memeval.servers.httpjson import NONCE_ENV, NONCE_HEADER
 
 DEFAULT_READY_TIMEOUT_S = 60.0
 READY_POLL_S = 0.1
 STOP_TIMEOUT_S = 120.0
 TERM_GRACE_S = 10.0
 TAIL_CHARS = 1500
+PUMP_JOIN_S = 2.0
 
 
 @contextlib.contextmanager
@@ -81,18 +87,21 @@ def start_engine_server(engine_def: EngineDef, env_overrides: Mapping[str, str] 
     port = free_port()
     values = {"port": str(port), "python": sys.executable}
     url = _fill(server.get("url", "http://127.0.0.1:{port}"), values).rstrip("/")
-    env = {**os.environ, **{k: _fill(v, values) for k, v in server.get("env", {}).items()}, **(env_overrides or {})}
+    nonce = secrets.token_hex(8)
+    env = {**os.environ, **{k: _fill(v, values) for k, v in server.get("env", {}).items()}, **(env_overrides or {}),
+           NONCE_ENV: nonce}
     cwd = _cwd(engine_def.file, server)
+    _check_port_free(url)
     with _log_file(log_path) as log:
         argv = [_fill(a, values) for a in server["start"]]
-        process = _spawn(argv, cwd, env, log)
+        process, pump = _spawn(argv, cwd, env, log)
         try:
             if server.get("ready"):
-                _await_ready(url + _fill(server["ready"], values), process, log,
+                _await_ready(url + _fill(server["ready"], values), nonce, process, pump, log,
                              float(server.get("ready_timeout_s", DEFAULT_READY_TIMEOUT_S)))
             yield url
         finally:
-            _stop(process, [_fill(a, values) for a in server.get("stop", [])], cwd, env, log)
+            _stop(process, pump, [_fill(a, values) for a in server.get("stop", [])], cwd, env, log)
 
 
 def free_port() -> int:
@@ -122,34 +131,90 @@ def _log_file(path: str | None) -> Iterator[IO[str]]:
             yield handle
         return
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as handle:
+    try:  # never through a symbolic link: it would write wherever the link points
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot be the server log ({err.strerror}; a symbolic link is refused)") from None
+    with open(fd, "a+", encoding="utf-8") as handle:
         yield handle
 
 
-def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str], log: IO[str]) -> subprocess.Popen[bytes]:
-    log.write(f"# memeval: starting {' '.join(argv)}\n")
-    log.flush()
+_log_lock = threading.Lock()
+
+
+def _log_line(log: IO[str], text: str) -> None:
+    """One line into the server log, secrets masked (a server may print its key or a database URL)."""
+    with _log_lock:
+        log.write(mask(text.rstrip("\n")) + "\n")
+        log.flush()
+
+
+def _pump(stream: IO[bytes], log: IO[str]) -> None:
+    with contextlib.suppress(ValueError, OSError):  # the log closed under a child that kept the pipe
+        for raw in iter(stream.readline, b""):
+            _log_line(log, raw.decode("utf-8", errors="replace"))
+    stream.close()
+
+
+def _spawn(argv: list[str], cwd: str | None, env: Mapping[str, str],
+           log: IO[str]) -> tuple[subprocess.Popen[bytes], threading.Thread]:
+    """The server process, its output copied line by line (masked) into ``log`` by the thread."""
+    _log_line(log, f"# memeval: starting {' '.join(argv)}")
     try:
-        process = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(argv, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as err:
         raise EngineError(f"engine server {argv[0]!r} cannot start: {err}") from None
-    log.write(f"# memeval: server pid {process.pid}\n")
-    log.flush()
-    return process
+    assert process.stdout is not None
+    pump = threading.Thread(target=_pump, args=(process.stdout, log), name="memeval-server-log", daemon=True)
+    pump.start()
+    _log_line(log, f"# memeval: server pid {process.pid}")
+    return process, pump
 
 
-def _await_ready(url: str, process: subprocess.Popen[bytes], log: IO[str], timeout_s: float) -> None:
+def _check_port_free(url: str) -> None:
+    """Refuse to start a server on a loopback port something already listens on: the ready
+    check (and then the run) would talk to that other server."""
+    parts = urlsplit(url)
+    if parts.hostname in ("127.0.0.1", "localhost") and parts.port is not None and not port_free(parts.port):
+        raise EngineError(f"engine server: port {parts.port} is already in use; not starting a server "
+                          "whose place another one holds")
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port`` (connections left in TIME_WAIT do not count:
+    the servers memeval starts bind with ``SO_REUSEADDR``)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _await_ready(url: str, nonce: str, process: subprocess.Popen[bytes], pump: threading.Thread, log: IO[str],
+                 timeout_s: float) -> None:
+    """Wait until ``url`` answers 2xx from *this* process: a server that reports a nonce
+    (``X-Memeval-Nonce``, from ``MEMEVAL_SERVER_NONCE``) must report ours; one that reports none
+    must still be running once it answers (the limit for servers that know no nonce).
+
+    Raises:
+        EngineError: it exited, another server answered, or it was not ready in time.
+    """
     import httpx  # here, not at the top: every memeval command imports this module, few start a server
 
     deadline = time.monotonic() + timeout_s
     last = "no answer"
     while True:
         if process.poll() is not None:
+            pump.join(PUMP_JOIN_S)
             raise EngineError(f"engine server exited with code {process.returncode} before ready{_tail(log)}")
         try:
-            status = httpx.get(url, timeout=2.0).status_code
+            answer = httpx.get(url, timeout=2.0)
+            status = answer.status_code
             if 200 <= status < 300:
+                _check_ours(url, answer.headers.get(NONCE_HEADER), nonce, process)
                 return
             last = f"HTTP {status}"
         except httpx.TransportError as err:
@@ -159,14 +224,25 @@ def _await_ready(url: str, process: subprocess.Popen[bytes], log: IO[str], timeo
         time.sleep(READY_POLL_S)
 
 
-def _stop(process: subprocess.Popen[bytes], stop: list[str], cwd: str | None, env: Mapping[str, str],
-          log: IO[str]) -> None:
+def _check_ours(url: str, reported: str | None, nonce: str, process: subprocess.Popen[bytes]) -> None:
+    if reported is not None and reported != nonce:
+        raise EngineError(f"engine server: {url} is answered by another server (its nonce is not ours); "
+                          "two runs or sweeps share a port")
+    if process.poll() is not None:
+        raise EngineError(f"engine server exited with code {process.returncode}, yet {url} answers: "
+                          "another server holds the port")
+
+
+def _stop(process: subprocess.Popen[bytes], pump: threading.Thread, stop: list[str], cwd: str | None,
+          env: Mapping[str, str], log: IO[str]) -> None:
     if stop:
         try:
-            subprocess.run(stop, cwd=cwd, env=dict(env), stdout=log, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, timeout=STOP_TIMEOUT_S, check=False)
+            done = subprocess.run(stop, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, timeout=STOP_TIMEOUT_S, check=False)
+            for line in done.stdout.decode("utf-8", errors="replace").splitlines():
+                _log_line(log, line)
         except (OSError, subprocess.TimeoutExpired) as err:
-            log.write(f"# memeval: stop command failed: {err}\n")
+            _log_line(log, f"# memeval: stop command failed: {err}")
     if process.poll() is None:
         _signal_group(process, signal.SIGTERM)
         try:
@@ -174,8 +250,8 @@ def _stop(process: subprocess.Popen[bytes], stop: list[str], cwd: str | None, en
         except subprocess.TimeoutExpired:
             _signal_group(process, signal.SIGKILL)
     process.wait()
-    log.write(f"# memeval: server exited with code {process.returncode}\n")
-    log.flush()
+    pump.join(PUMP_JOIN_S)
+    _log_line(log, f"# memeval: server exited with code {process.returncode}")
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
@@ -184,7 +260,8 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 
 def _tail(log: IO[str]) -> str:
-    log.flush()
-    log.seek(0)
-    text = " ".join(log.read()[-TAIL_CHARS:].split())
+    with _log_lock:
+        log.flush()
+        log.seek(0)
+        text = " ".join(log.read()[-TAIL_CHARS:].split())
     return f"; log: {text}" if text else ""

@@ -101,8 +101,11 @@ class TinyHumansEngine(CortexBase):
 
     def _listed_scopes(self, tenant: str) -> Sequence[str]:
         params = {"prefix": layout.tenant_root(tenant), "limit": 1000}
-        scopes = (self._call_unless(404, "GET", "memory/scopes", params=params) or {}).get("scopes")
-        return [str(s.get("path") if isinstance(s, dict) else s) for s in scopes] if isinstance(scopes, list) else []
+        body = self._call_unless(404, "GET", "memory/scopes", params=params)
+        scopes = body.get("scopes") if body is not None else []
+        if not isinstance(scopes, list):
+            raise layout.ShapeError(f"{self.name} GET memory/scopes: the answer holds no list under 'scopes'")
+        return [str(s.get("path") if isinstance(s, dict) else s) for s in scopes]
 
     def _erase_scope(self, scope: str) -> None:
         receipt = self._call_unless(404, "POST", "memory/v1/erasures", json={"scope": scope, "audit_note": AUDIT_NOTE})

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from memeval.errors import AnswererStopped
 from memeval.llm.cache import ReplyCache, cache_key
+from memeval.secrets import mask, remember
 from memeval.llm.settings import CacheSettings, ModelSettings
 
 if TYPE_CHECKING:
@@ -58,8 +59,8 @@ class Reply:
         return self.prompt_tokens + self.completion_tokens
 
     def to_entry(self) -> dict[str, Any]:
-        """The cache entry for this reply."""
-        return {"text": self.text, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+        """The cache entry for this reply (known secrets masked: an endpoint may echo a key)."""
+        return {"text": mask(self.text), "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "cost_usd": self.cost_usd}
 
     @classmethod
@@ -96,6 +97,7 @@ class ModelClient:
         import openai  # takes about 1 s: imported when a model is called, not when the module is
 
         self.settings = settings
+        remember([settings.key])  # masked wherever it would appear (an endpoint may echo it)
         self._lock = threading.Lock()
         self.requests = 0
         self.retries = 0
@@ -125,7 +127,7 @@ class ModelClient:
                 failure, wait = self._status_failure(err)
             except openai.APIConnectionError as err:
                 what = "timed out waiting for" if isinstance(err, openai.APITimeoutError) else "cannot connect to"
-                failure, wait = self._redact(f"{what} {self.settings.endpoint}"), None
+                failure, wait = mask(f"{what} {self.settings.endpoint}"), None
             if attempt >= self.settings.retries:
                 raise CallFailed(f"{failure} (after {attempt + 1} attempts)")
             with self._lock:
@@ -158,16 +160,12 @@ class ModelClient:
         code = err.status_code
         body = err.body if isinstance(err.body, dict) else {}
         detail = str(body.get("message") or err.response.reason_phrase or "no detail")[:200]
-        line = self._redact(f"HTTP {code} from {self.settings.endpoint}: {detail}")
+        line = mask(f"HTTP {code} from {self.settings.endpoint}: {detail}")
         if code in REFUSED:
             raise AnswererStopped(line) from None
         if code == 429 or code >= 500:
             return line, retry_after(err.response.headers.get("retry-after"))
         raise CallFailed(line) from None
-
-    def _redact(self, text: str) -> str:
-        key = self.settings.key
-        return text.replace(key, "[key]") if key else text
 
 
 def retry_after(value: str | None) -> float | None:

@@ -4,8 +4,11 @@ Environment (an empty value counts as unset):
 
 - ``EVAL_LLM_URL``: an OpenAI-compatible base URL (default ``https://openrouter.ai/api/v1``);
 - ``EVAL_LLM_KEY``, falling back to ``OPENROUTER_API_KEY``: the API key. Keys come only from
-  the environment, never from YAML. A loopback URL (localhost, 127.0.0.1, ::1) may run without
-  one (a dummy key is sent);
+  the environment, never from YAML, and go only to the endpoint the user chose: ``EVAL_LLM_URL``
+  or the default URL. A URL the suite names (``llm.url``, ``llm.judge.url``) gets the key only
+  when its host is listed in ``MEMEVAL_KEY_HOSTS`` (comma-separated host names); otherwise a
+  loopback URL runs with a dummy key and any other is refused. A loopback URL (localhost,
+  127.0.0.1, ::1) may run without a key (a dummy key is sent);
 - ``EVAL_LLM_MODEL``: the model (default ``openai/gpt-4.1-mini``).
 
 YAML keys (see ``$defs/llm`` in the suite schema): ``url``, ``model``, ``temperature`` (0),
@@ -43,6 +46,7 @@ DEFAULT_MODEL = "openai/gpt-4.1-mini"
 ANSWER_DEFAULTS = {"prompt": "answer-v1", "temperature": 0.0, "max_tokens": 120}
 JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
 LOCAL_KEY = "memeval-local-no-key"
+KEY_HOSTS_ENV = "MEMEVAL_KEY_HOSTS"
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _PROMPTS = resources.files("memeval.llm").joinpath("prompts")
 # A prompt template is data a suite names: it renders sandboxed and, having no loader, includes nothing.
@@ -164,21 +168,42 @@ def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str =
             broken prompt template.
     """
     plain = {k: v for k, v in block.items() if not k.startswith("x-")}
-    url = _env(env, "EVAL_LLM_URL") or plain.get("url") or DEFAULT_URL
+    chosen = _env(env, "EVAL_LLM_URL")
+    url = chosen or plain.get("url") or DEFAULT_URL
     key = _env(env, "EVAL_LLM_KEY") or _env(env, "OPENROUTER_API_KEY")
+    trusted = {h.strip().lower() for h in (env.get(KEY_HOSTS_ENV) or "").split(",") if h.strip()}
+    trusted |= {urlsplit(u).hostname or "" for u in (chosen or DEFAULT_URL,)}
     shared = {
         "key": key or "", "concurrency": int(plain.get("concurrency", 4)), "timeout_s": float(plain.get("timeout_s", 60)),
         "retries": int(plain.get("retries", 3)),
         "prices": {m: Price(float(p["input_per_mtok"]), float(p["output_per_mtok"])) for m, p in plain.get("prices", {}).items()},
     }
     model = _env(env, "EVAL_LLM_MODEL") or plain.get("model") or DEFAULT_MODEL
-    answer = _model({**ANSWER_DEFAULTS, **plain, "url": url, "model": model}, shared, base_dir)
+    answer = _model({**ANSWER_DEFAULTS, **plain, "url": url, "model": model}, _keyed(shared, url, trusted), base_dir)
     judged = plain.get("judge", False)
     judge_settings = None
     if judge or judged:
         overrides = judged if isinstance(judged, Mapping) else {}
-        judge_settings = _model({**JUDGE_DEFAULTS, "url": url, "model": model, **overrides}, shared, base_dir)
+        judged_url = str(overrides.get("url") or url)
+        judge_settings = _model({**JUDGE_DEFAULTS, "url": url, "model": model, **overrides},
+                                _keyed(shared, judged_url, trusted), base_dir)
     return LlmSettings(answer, judge_settings, CacheSettings(cache_folder(env) if cache else None, salt))
+
+
+def _keyed(shared: Mapping[str, Any], url: str, trusted: set[str]) -> dict[str, Any]:
+    """``shared`` with the key only when ``url``'s host is one the user chose (see the module
+    docstring); a suite cannot send the user's key to a host of its own choosing.
+
+    Raises:
+        UsageError: a key is set, the host is not trusted, and the URL is not local.
+    """
+    host = (urlsplit(url).hostname or "").lower()
+    if not shared["key"] or host in trusted:
+        return dict(shared)
+    if not is_local(url):
+        raise UsageError(f"--llm: the suite names the endpoint {public_url(url)}; the API key from the environment "
+                         f"goes only to EVAL_LLM_URL or a host listed in {KEY_HOSTS_ENV} (e.g. {KEY_HOSTS_ENV}={host})")
+    return {**shared, "key": ""}
 
 
 def _env(env: Mapping[str, str], name: str) -> str | None:

@@ -23,6 +23,7 @@ from memeval.record import ProbeResult, RecordError, ScenarioResult, TimingLabel
 from memeval.record.codec import from_json, to_json
 from memeval.run.cleanup import clear_tenant
 from memeval.run.options import RunOptions
+from memeval.secrets import mask_json
 from memeval.spec.model import Suite
 
 FILE = "checkpoint.jsonl"
@@ -39,6 +40,15 @@ class ScenarioEntry:
     """Its probe results, in run order."""
     timings: dict[TimingLabel, tuple[float, ...]]
     """Its timing samples, ms."""
+
+
+class FinishedThenInterrupted(KeyboardInterrupt):
+    """A Ctrl-C that came while a scenario was cleaning up: ``entry`` is that scenario, finished
+    (and journaled); the run keeps it and then stops."""
+
+    def __init__(self, entry: ScenarioEntry):
+        super().__init__()
+        self.entry = entry
 
 
 class Journal:
@@ -62,7 +72,7 @@ class Journal:
     def start(cls, folder: str, header: dict[str, Any]) -> "Journal":
         """Begin a fresh journal in ``folder``, replacing any earlier one."""
         path = os.path.join(folder, FILE)
-        with open(path, "w", encoding="utf-8") as fh:
+        with _open(path, os.O_TRUNC) as fh:
             _append(fh, {"kind": "header", **header})
         return cls(path, header, {}, {})
 
@@ -114,7 +124,7 @@ class Journal:
         return notes
 
     def _write(self, entry: dict[str, Any]) -> None:
-        with open(self.path, "a", encoding="utf-8") as fh:
+        with _open(self.path, os.O_APPEND) as fh:
             _append(fh, entry)
 
 
@@ -146,8 +156,18 @@ def _shown(key: str, value: Any) -> str:
     return f"{names.get(key, key)} {value!r}"
 
 
+def _open(path: str, mode: int) -> TextIO:
+    """The journal for writing, never through a symbolic link (it would overwrite whatever the
+    link points at). Raises UsageError for a link."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | mode, 0o644)
+    except OSError as err:
+        raise UsageError(f"{path}: cannot write the journal ({err.strerror}; a symbolic link is refused)") from None
+    return open(fd, "w" if mode == os.O_TRUNC else "a", encoding="utf-8")
+
+
 def _append(fh: TextIO, entry: dict[str, Any]) -> None:
-    fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    fh.write(json.dumps(mask_json(entry), ensure_ascii=False) + "\n")
     fh.flush()
     os.fsync(fh.fileno())
 

@@ -7,17 +7,23 @@
 - ``--resume`` takes a run's folder, or ``runs/<label>`` (its ``latest`` run).
 - ``--json PATH`` onto an existing file is refused unless the file is a run.json of this same run
   (a resume), or another run's run.json and ``--force``; a file that is no run.json never is.
+- A run holds its folder (an exclusive ``flock`` on ``<folder>/.memeval.lock``) from its start to
+  its last file: a second run into the same folder is refused while the first is alive.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 
 from memeval.errors import UsageError
 from memeval.report.files import check_label, read_run
 from memeval.run.checkpoint import FILE as JOURNAL
 
 LATEST = "latest"
+LOCK = ".memeval.lock"
 RECORD_FILES = ("run.json", JOURNAL)
 
 
@@ -42,6 +48,28 @@ def run_folder(label: str, run_id: str, out: str | None, force: bool) -> str:
     os.makedirs(folder)  # a new run id: the folder cannot exist yet
     _link_latest(base, run_id)
     return folder
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str) -> Iterator[None]:
+    """Hold ``folder`` for one run (released when the block ends, or when the process dies).
+
+    Raises:
+        UsageError: another live run holds it, or the lock file is a symbolic link.
+    """
+    try:
+        fd = os.open(os.path.join(folder, LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as err:
+        raise UsageError(f"{folder}: cannot lock the run folder ({err.strerror})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(f"{folder}: in use by another memeval run; wait for it to end, or name another "
+                             "folder") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def resume_folder(path: str) -> str:

@@ -29,7 +29,6 @@ from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
 from memeval.script import play_exchange
-from memeval.spec.model import Scenario, Suite
 
 
 @dataclass
@@ -69,10 +68,15 @@ class ScenarioRun:
                                    suite.agent.probe_questions, options.enrich_wait_s or 0.0,
                                    options.enrich_poll_s, timings, self.state.replies, self.state.written)
         self.runner = ProbeRunner(self.ctx)
+        self.interrupted = False
+        """Set when a Ctrl-C came during this scenario's own cleanup: the result is complete, the
+        cleanup is not (the caller records the result, then stops the run)."""
 
     def run(self, on_step: Callable[[tuple[Step, ...], int], None] | None = None) -> ScenarioResult:
         """Run every step; always forget what was written unless ``keep``. ``on_step`` hears of
-        each step (the plan and the step's index) before it runs, for a progress display."""
+        each step (the plan and the step's index) before it runs, for a progress display. A
+        cleanup that fails (or is cut short by Ctrl-C) makes the scenario errored: its tenants
+        still hold data, and ``--resume`` removes it and runs the scenario again."""
         steps = plan_scenario(self.suite, self.scenario)
         started = time.perf_counter()
         error = None
@@ -86,8 +90,8 @@ class ScenarioRun:
             error = str(err)
             self._mark_rest(steps[done:], error)
         finally:
-            cleanup = self._forget_all()
-        return self._result(error, cleanup, (time.perf_counter() - started) * 1000)
+            cleanup, failure = self._forget_all()
+        return self._result(error or failure, cleanup, (time.perf_counter() - started) * 1000)
 
     def _step(self, step: Step) -> None:
         kind: StepKind = step.kind
@@ -181,17 +185,23 @@ class ScenarioRun:
                 phase: Phase = step.phase  # type: ignore[assignment]
                 self.probes.append(unscored(self.scenario.id, probes[step.ref], phase, "errored", reason))
 
-    def _forget_all(self) -> Cleanup:
+    def _forget_all(self) -> tuple[Cleanup, str | None]:
+        """The cleanup's record, and the failure that leaves the scenario's data in the engine."""
         if self.options.keep:
-            return Cleanup(forgotten=False, reason="kept (--keep)")
+            return Cleanup(forgotten=False, reason="kept (--keep)"), None
         try:
             for ns, ids in self.state.written.items():
                 clear_tenant(self.engine, self.caps, ns, ids)
         except Unsupported as err:
-            return Cleanup(forgotten=False, reason=str(err))
+            return Cleanup(forgotten=False, reason=str(err)), None
         except EngineError as err:
-            return Cleanup(forgotten=False, reason=f"cleanup failed: {err}")
-        return Cleanup(forgotten=True, reason=None)
+            reason = f"cleanup failed: {err}"
+            return Cleanup(forgotten=False, reason=reason), reason
+        except KeyboardInterrupt:
+            self.interrupted = True
+            reason = "cleanup interrupted (Ctrl-C); --resume removes what is left"
+            return Cleanup(forgotten=False, reason=reason), reason
+        return Cleanup(forgotten=True, reason=None), None
 
     def _result(self, error: str | None, cleanup: Cleanup, ms: float) -> ScenarioResult:
         s = self.scenario

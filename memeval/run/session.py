@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
+from memeval.engines.http_client import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
 from memeval.record import RunRecord
@@ -28,9 +29,10 @@ from memeval.report.junit import junit_xml
 from memeval.report.publish import publish
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
-from memeval.run.output import check_json_target, resume_folder, run_folder
+from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
 from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
+from memeval.secrets import mask, mask_json
 from memeval.score.derive import derive
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
@@ -72,9 +74,10 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     """Run, publish and return how it ended (ok; a gate failed; engine failure for errored
     scenarios or model calls that failed; interrupted). ``echo`` takes progress and status
     lines, ``show`` the report (unless ``quiet``; with ``format`` "json", one JSON summary
-    instead). Gates (the suite's and ``fail_under``) are checked before the engine starts.
-    With ``resume``, what the request leaves unset (engine, --only, label, options) is taken
-    from the run's journal."""
+    instead); both, and the record, have every known secret masked. Gates (the suite's and
+    ``fail_under``) are checked before the engine starts. With ``resume``, what the request
+    leaves unset (engine, --only, label, options) is taken from the run's journal."""
+    echo, show = _masking(echo), _masking(show)
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
     gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
@@ -85,18 +88,20 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
-    journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
-            display(echo, req.quiet) as progress:
-        engine = engine_def.create(overrides)
-        try:
-            record = run_suite(suite, engine, options, progress, journal)
-        finally:
-            engine.close()
-        if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
-            progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
-            record = _answer(record, answerer, echo, req.quiet)
-    return _finish(req, record, folder, gates, echo, show)
+    with folder_lock(folder):  # a second run into this folder is refused until this one ends
+        journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
+        with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
+                display(echo, req.quiet) as progress:
+            engine = engine_def.create(overrides)
+            try:
+                record = run_suite(suite, engine, options, progress, journal)
+            finally:
+                engine.close()
+            if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
+                progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
+                record = _answer(record, answerer, echo, req.quiet)
+        record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
+        return _finish(req, record, folder, gates, echo, show)
 
 
 def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], echo: Echo, show: Echo) -> Outcome:
@@ -117,6 +122,11 @@ def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], 
     if req.format == "json":
         show(json_line(json_summary(record, folder, outcome.name.lower(), verdicts)))
     return outcome
+
+
+def _masking(echo: Echo) -> Echo:
+    """``echo`` with every known secret masked (a server may echo a key in an error)."""
+    return lambda line: echo(mask(line))
 
 
 def _resumed(req: RunRequest, resume: str) -> RunRequest:
@@ -205,16 +215,20 @@ def _failed_calls(record: RunRecord) -> str | None:
 def _term_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM (a cancelled CI job, a supervisor) stops the run as Ctrl-C does:
     what was written is forgotten, an engine server the run started is stopped, run.json keeps what
-    finished, exit 130. Python's default would end the process at once and orphan that server."""
+    finished, exit 130. Python's default would end the process at once and orphan that server.
+    Both signals also cancel the engine requests in flight (a hanging engine is not waited for)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    reset_cancel()
+    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
+    cancel_requests()
     raise KeyboardInterrupt

@@ -15,7 +15,7 @@ from memeval.errors import EngineError, UsageError
 from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
     TimingLabel, Usage
 from memeval.record.codec import from_json
-from memeval.run.checkpoint import Journal, ScenarioEntry, new_run_id
+from memeval.run.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id
 from memeval.run.options import RunOptions, check_only
 from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
 from memeval.run.scenario import ScenarioRun
@@ -58,7 +58,9 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
                 continue
             entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, (index, len(chosen)),
                                     journal))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, FinishedThenInterrupted):
+            entries.append(stop.entry)
         interrupted = True
         progress(ProgressEvent("note", "interrupted: writing what was finished"))
     return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
@@ -79,6 +81,8 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
     if journal:
         journal.finished(entry)
     progress(ProgressEvent("done", _line(result, runner.probes), scenario.id, *place))
+    if runner.interrupted:
+        raise FinishedThenInterrupted(entry)
     return entry
 
 

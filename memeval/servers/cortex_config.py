@@ -56,6 +56,22 @@ class ResetRule:
     count: int = 1
 
 
+GARBLE_MODES = ("truncated", "html", "shape", "trickle", "hang")
+
+
+@dataclass(frozen=True)
+class GarbleRule:
+    """Spoil the answer of the next ``count`` requests under ``route`` (the request itself is
+    served, except by ``hang``): ``truncated`` (the JSON cut in half), ``html`` (a ``text/html`` page with status
+    200), ``shape`` (a JSON list where an object belongs), ``trickle`` (the whole response one
+    byte a second) or ``hang`` (the request is not served and no byte is sent, the connection held
+    open)."""
+
+    route: str
+    mode: str
+    count: int = 1
+
+
 @dataclass(frozen=True)
 class FaultSettings:
     """Fault knobs a server starts with; all can be changed later via ``POST v1/_fake/faults``.

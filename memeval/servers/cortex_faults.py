@@ -6,10 +6,12 @@
      "fail": [{"route": "v1/recall", "status": 429, "count": 2,
                "error_code": "RATE_LIMITED", "retry_after": 1}],
      "reset": [{"route": "v1/events", "count": 1}],
+     "garble": [{"route": "v1/recall", "mode": "truncated", "count": 1}],
      "hide_listings": false, "expire_packs": false, "storm_every": 0,
      "index_delay": 0.3}
 
-Every key is optional; ``fail`` and ``reset`` rules are appended. It answers with the current
+Every key is optional; ``fail``, ``reset`` and ``garble`` rules are appended (a garble rule
+spoils an answer that was served: see :class:`~memeval.servers.cortex_config.GarbleRule`). It answers with the current
 state, as does ``GET v1/_fake/faults``. A request is checked against reset rules, then fail
 rules (first match), then the storm counter; each match uses up one ``count``.
 """
@@ -20,7 +22,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memeval.servers.cortex_config import FailRule, FaultSettings, ResetRule
+from memeval.servers.cortex_config import GARBLE_MODES, FailRule, FaultSettings, GarbleRule, ResetRule
 
 CONTROL_PATH = "v1/_fake/faults"
 
@@ -61,6 +63,7 @@ class Faults:
     def _apply_settings(self, settings: FaultSettings, index_delay: float) -> None:
         self.fail: list[FailRule] = list(settings.fail)
         self.reset: list[ResetRule] = list(settings.reset)
+        self.garble: list[GarbleRule] = []
         self.hide_listings = settings.hide_listings
         self.expire_packs = settings.expire_packs
         self.storm_every = settings.storm_every
@@ -85,8 +88,17 @@ class Faults:
                 return Injected(429, "RATE_LIMITED", 1.0)
         return None
 
+    def garbled(self, path: str) -> str | None:
+        """The garble mode for a request to ``path`` (one use of the first matching rule), or None."""
+        with self._lock:
+            for i, rule in enumerate(self.garble):
+                if path.startswith(rule.route):
+                    self._use(self.garble, i, rule)
+                    return rule.mode
+        return None
+
     @staticmethod
-    def _use(rules: list[Any], index: int, rule: FailRule | ResetRule) -> None:
+    def _use(rules: list[Any], index: int, rule: FailRule | ResetRule | GarbleRule) -> None:
         if rule.count <= 1:
             del rules[index]
         else:
@@ -94,16 +106,18 @@ class Faults:
 
     def update(self, body: dict[str, Any]) -> None:
         """Apply a control request body (see the module docstring). Raises ValueError."""
-        unknown = set(body) - {"clear", "fail", "reset", "hide_listings", "expire_packs", "storm_every", "index_delay"}
+        unknown = set(body) - {"clear", "fail", "reset", "garble", "hide_listings", "expire_packs", "storm_every", "index_delay"}
         if unknown:
             raise ValueError(f"unknown fault keys: {', '.join(sorted(unknown))}")
         fail = [_fail_rule(r) for r in body.get("fail", [])]
         reset = [_reset_rule(r) for r in body.get("reset", [])]
+        garble = [_garble_rule(r) for r in body.get("garble", [])]
         with self._lock:
             if body.get("clear"):
                 self._apply_settings(FaultSettings(), self._initial_delay)
             self.fail += [r for r in fail if r.count]
             self.reset += [r for r in reset if r.count]
+            self.garble += [r for r in garble if r.count]
             self.hide_listings = bool(body.get("hide_listings", self.hide_listings))
             self.expire_packs = bool(body.get("expire_packs", self.expire_packs))
             self.storm_every = _non_negative(body.get("storm_every", self.storm_every), int)
@@ -115,6 +129,7 @@ class Faults:
             return {
                 "fail": [asdict(r) for r in self.fail],
                 "reset": [asdict(r) for r in self.reset],
+                "garble": [asdict(r) for r in self.garble],
                 "hide_listings": self.hide_listings,
                 "expire_packs": self.expire_packs,
                 "storm_every": self.storm_every,
@@ -152,6 +167,13 @@ def _reset_rule(raw: Any) -> ResetRule:
     if not isinstance(raw, dict) or set(raw) - {"route", "count"}:
         raise ValueError("a reset rule is {route, count}")
     return ResetRule(route=str(raw.get("route", "")).lstrip("/"), count=_non_negative(raw.get("count", 1), int))
+
+
+def _garble_rule(raw: Any) -> GarbleRule:
+    if not isinstance(raw, dict) or set(raw) - {"route", "mode", "count"} or raw.get("mode") not in GARBLE_MODES:
+        raise ValueError(f"a garble rule is {{route, mode, count}} with mode one of {', '.join(GARBLE_MODES)}")
+    return GarbleRule(route=str(raw.get("route", "")).lstrip("/"), mode=raw["mode"],
+                      count=_non_negative(raw.get("count", 1), int))
 
 
 def parse_fail_option(text: str) -> FailRule:

@@ -9,7 +9,9 @@ needs none and is never faulted. An ``X-Cortex-Actor`` header other than ``user:
 from __future__ import annotations
 
 import hmac
+import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from memeval.servers import cortex_beliefs as beliefs
@@ -119,6 +121,21 @@ def _resolve(call: Call) -> Route:
     raise HttpError(404, "NOT_FOUND", f"no route /{call.path}")
 
 
+HANG_S = 3600.0
+
+
+def garble(reply: Reply, mode: str) -> Reply:
+    """``reply`` spoiled as ``mode`` says (see :class:`~memeval.servers.cortex_config.GarbleRule`)."""
+    data = json.dumps(reply.body).encode()
+    if mode == "truncated":
+        return replace(reply, raw=data[:max(1, len(data) // 2)])
+    if mode == "html":
+        return replace(reply, status=200, raw=b"<html><body>502 Bad Gateway</body></html>", content_type="text/html")
+    if mode == "shape":
+        return replace(reply, body=[reply.body])
+    return replace(reply, byte_delay_s=1.0)
+
+
 class CortexApp:
     """A fake CortexDB app: owns the enrichment worker and answers the fault control route."""
 
@@ -137,7 +154,11 @@ class CortexApp:
             return None
         if isinstance(injected, Injected):
             return self.injected_reply(injected)
-        return self.serve(call)
+        mode = self.core.faults.garbled(call.path)
+        if mode == "hang":  # nothing done, nothing said
+            return Reply(200, byte_delay_s=HANG_S)
+        reply = self.serve(call)
+        return garble(reply, mode) if mode else reply
 
     def injected_reply(self, injected: Injected) -> Reply:
         """An injected fault in the direct API's error shape."""

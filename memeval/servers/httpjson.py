@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import json
 import signal
 import socket
 import struct
 import sys
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +27,10 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 T = TypeVar("T")
+NONCE_ENV = "MEMEVAL_SERVER_NONCE"
+NONCE_HEADER = "X-Memeval-Nonce"
+"""A server started with ``MEMEVAL_SERVER_NONCE`` in its environment sends it back in this header
+on every answer, so whoever started it can tell it from another server on the same port."""
 
 
 class HttpError(Exception):
@@ -74,6 +80,11 @@ class Reply:
     status: int
     body: Any = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    """Bytes sent as the body instead of ``body``'s JSON (a spoiled answer)."""
+    content_type: str = "application/json"
+    byte_delay_s: float = 0.0
+    """When set, the whole response goes out one byte at a time, this long before each byte."""
 
 
 def retry_after(seconds: float | None) -> dict[str, str]:
@@ -124,14 +135,31 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply)
 
     def _send(self, reply: Reply) -> None:
-        data = b"" if reply.body is None else json.dumps(reply.body).encode()
+        data = reply.raw if reply.raw is not None else b"" if reply.body is None else json.dumps(reply.body).encode()
+        if reply.byte_delay_s:
+            self._trickle(reply, data)
+            return
         self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", reply.content_type)
+        if self.server.nonce:
+            self.send_header(NONCE_HEADER, self.server.nonce)
         self.send_header("Content-Length", str(len(data)))
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _trickle(self, reply: Reply, data: bytes) -> None:
+        """The response one byte per ``byte_delay_s``, status line first; stops when the client leaves."""
+        head = f"HTTP/1.1 {reply.status} OK\r\nContent-Type: {reply.content_type}\r\nContent-Length: {len(data)}\r\n\r\n"
+        self.close_connection = True
+        try:
+            for byte in head.encode() + data:
+                time.sleep(reply.byte_delay_s)
+                self.wfile.write(bytes((byte,)))
+                self.wfile.flush()
+        except OSError:
+            pass
 
     def _reset(self) -> None:
         self.close_connection = True
@@ -147,6 +175,7 @@ class JsonHTTPServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], app: App):
         # set first: a failed bind calls server_close() from inside the base __init__
         self.app = app
+        self.nonce = os.environ.get(NONCE_ENV, "")
         super().__init__(address, _Handler)
 
     @property

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from memeval.engines.definition import EngineDef
 from memeval.errors import SpecError, SpecIssue, UsageError
-from memeval.secrets import is_secret_name
+from memeval.secrets import has_credentials, is_secret_name
 from memeval.spec.engine_def import load_engine_def, resolve_engine
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.model import Suite
@@ -275,14 +275,15 @@ def _profile(p: dict[str, Any], i: int, folder: str, config_env: str | None, fou
                    _config(p.get("config"), folder, ("profiles", i, "config"), config_env, found), tuple(p.get("requires", ())))
 
 
-def is_secret(name: str) -> bool:
-    """Whether a variable name looks like it holds a secret (``…_KEY``, ``…_TOKEN``, …)."""
-    return is_secret_name(name)
+def is_secret(name: str, value: object = "") -> bool:
+    """Whether a variable holds a secret: by its name (``…_KEY``, ``…_APIKEY``, ``…_PASSWORD``,
+    ``…_CREDENTIALS``, see :mod:`memeval.secrets`) or by its value (a URL with user info)."""
+    return is_secret_name(name) or has_credentials(str(value))
 
 
 def _check_env(env: dict[str, Any], where: Path, found: _Issues) -> None:
     for key, value in env.items():
-        if is_secret(key) and str(value) != "":
+        if is_secret(key, value) and str(value) != "":
             found.add(where + (key,), f"{key} looks like a secret: set it in the environment (a matrix may only empty it)")
 
 

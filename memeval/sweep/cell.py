@@ -71,7 +71,7 @@ def drift(intended: dict[str, str], reported: dict[str, str]) -> list[str]:
 
 
 def _shown(key: str, value: str | None) -> str:
-    return "'***'" if value and is_secret(key) else repr(value)
+    return "'***'" if value and is_secret(key, value) else repr(value)
 
 
 def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, progress: Progress) -> CellResult:

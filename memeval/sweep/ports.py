@@ -4,11 +4,11 @@ server block to one port."""
 from __future__ import annotations
 
 import dataclasses
-import socket
 import threading
 from typing import Any
 
 from memeval.engines.definition import EngineDef
+from memeval.engines.server import port_free
 
 DEFAULT_URL = "http://127.0.0.1:{port}"
 
@@ -25,7 +25,7 @@ class PortPool:
         """A free port, now held until :meth:`release`; None when every port is taken."""
         with self._lock:
             for port in self._ports:
-                if port not in self._held and _bindable(port):
+                if port not in self._held and port_free(port):
                     self._held.add(port)
                     return port
         return None
@@ -35,14 +35,6 @@ class PortPool:
         with self._lock:
             self._held.discard(port)
 
-
-def _bindable(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def with_port(engine: EngineDef, port: int) -> EngineDef:

@@ -7,6 +7,7 @@ adapter is patched. The bearer key is a planted, distinctive value so a leak wou
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 
@@ -15,7 +16,8 @@ import pytest
 
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
 from memeval.engines.cortex import CortexEngine, create
-from memeval.engines.cortex_layout import tenant_root
+from memeval.engines.cortex_layout import ShapeError, records, tenant_root
+from memeval.engines.http_client import cancel_requests, reset_cancel
 from memeval.engines.server import free_port
 from memeval.errors import EngineError, UsageError
 from memeval.run.waits import drain
@@ -271,3 +273,42 @@ def test_settings_are_checked_at_creation(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(UsageError, match="unknown setting 'concurency'"):
         create({"url": "http://127.0.0.1:1", "concurency": 2})
     assert create({"url": "http://cortex.example.com", "allow_http": True}).settings.allow_http
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode, says", [("truncated", "200 but the answer is not JSON (cut short or malformed"),
+                                        ("html", "200 but the answer is not JSON (text/html"),
+                                        ("shape", "the answer is not a JSON object")])
+def test_an_unreadable_answer_is_an_engine_error_never_an_empty_result(
+        engine: CortexEngine, cortex: RunningServer, tenant: str, mode: str, says: str) -> None:
+    write_all(engine, [turn(tenant, "The parking permit costs 6500 yen.")])
+    cortex.faults(garble=[{"route": "v1/recall", "mode": mode, "count": 1000}])
+    with pytest.raises(EngineError, match=r"^cortex POST v1/recall: ") as caught:
+        engine.recall(RecallRequest(tenant, ("agent:",), "parking permit", 3))
+    assert says in str(caught.value)
+
+
+@pytest.mark.slow
+def test_a_request_in_flight_is_cancelled_at_once(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
+    cortex.faults(garble=[{"route": "v1/scopes/list", "mode": "hang", "count": 1}])
+    timer = threading.Timer(0.3, cancel_requests, kwargs={"grace_s": 0.5})
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(EngineError, match="cancelled: the run was interrupted"):
+            engine.page(tenant)
+        assert time.monotonic() - start < 2
+        with pytest.raises(EngineError, match="the run was interrupted"):  # after the grace, nothing is sent
+            time.sleep(0.6)
+            engine.page(tenant)
+    finally:
+        timer.cancel()
+        reset_cancel()
+
+
+def test_a_listing_without_its_records_is_a_shape_error() -> None:
+    assert records({"facts": [{"subject": "a"}]}, "facts") == [{"subject": "a"}]
+    assert records({"items": []}) == []
+    for body in ({}, {"facts": "x"}, {"facts": [1, 2]}, None, []):
+        with pytest.raises(ShapeError, match="no list of records under 'facts' or 'items'"):
+            records(body, "facts")

@@ -79,3 +79,13 @@ def test_only_hosted_capabilities_are_declared(engine: TinyHumansEngine, tenant:
     assert info.to_json()["capabilities"] == ["answer", "erase", "forget"] and info.server_version is None
     for missing in (ReportsUsage, HasBacklog, Inspects, BuildsBeliefs, ReportsConflicts):
         assert not isinstance(engine, missing)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["truncated", "html", "shape"])
+def test_an_unreadable_hosted_answer_is_an_engine_error(engine: TinyHumansEngine, hosted: RunningServer, tenant: str,
+                                                        mode: str) -> None:
+    write_all(engine, [turn(tenant, "The parking permit costs 6500 yen.")])
+    hosted.faults(garble=[{"route": "memory/events", "mode": mode, "count": 1000}])
+    with pytest.raises(EngineError, match=r"^tinyhumans GET memory/events: "):
+        engine.page(tenant)

@@ -13,11 +13,26 @@ from tests.llm.conftest import SECRET
 def test_environment_overrides_yaml_and_the_key_stays_hidden() -> None:
     block = {"url": "http://127.0.0.1:9/v1", "model": "yaml-model", "max_tokens": 50, "x-note": "ignored",
              "prices": {"env-model": {"input_per_mtok": 2.0, "output_per_mtok": 8.0}}}
-    s = resolve(block, {"EVAL_LLM_MODEL": "env-model", "OPENROUTER_API_KEY": SECRET}).answer
+    env = {"EVAL_LLM_MODEL": "env-model", "OPENROUTER_API_KEY": SECRET, "MEMEVAL_KEY_HOSTS": "127.0.0.1"}
+    s = resolve(block, env).answer
     assert (s.url, s.model, s.max_tokens, s.temperature, s.key) == ("http://127.0.0.1:9/v1", "env-model", 50, 0.0, SECRET)
     assert s.price() == Price(2.0, 8.0) and s.price().cost(1_000_000, 500_000) == pytest.approx(6.0)
     assert SECRET not in repr(s) and SECRET not in str(s.to_json())
     assert resolve({}, {"EVAL_LLM_KEY": "k2", "OPENROUTER_API_KEY": SECRET}).answer.key == "k2"
+
+
+def test_a_key_goes_only_to_the_endpoint_the_user_chose() -> None:
+    env = {"OPENROUTER_API_KEY": SECRET}
+    with pytest.raises(UsageError, match="goes only to EVAL_LLM_URL or a host listed in MEMEVAL_KEY_HOSTS") as err:
+        resolve({"url": "https://collector.example/v1"}, env)
+    assert SECRET not in str(err.value)
+    assert resolve({"url": "http://127.0.0.1:9/v1"}, env).answer.key == LOCAL_KEY  # a suite's loopback URL: no key
+    judged = resolve({"judge": {"url": "https://judge.example/v1"}}, {**env, "MEMEVAL_KEY_HOSTS": "judge.example"})
+    assert judged.judge is not None and judged.judge.key == SECRET and judged.answer.key == SECRET
+    chosen = {**env, "EVAL_LLM_URL": "https://mine.example/v1"}
+    assert resolve({"url": "https://collector.example/v1"}, chosen).answer.key == SECRET  # the user's URL wins
+    with pytest.raises(UsageError, match="judge.example"):
+        resolve({"judge": {"url": "https://judge.example/v1"}}, chosen)
 
 
 def test_defaults_and_keys() -> None:

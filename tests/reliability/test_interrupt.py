@@ -36,18 +36,25 @@ def _mid_beta(cortex: RunningServer, out: Path, *extra: str):
     return proc, run_id
 
 
+def _ctrl_c(proc: subprocess.Popen[str], within: float) -> str:
+    """Send Ctrl-C; check the run exits 130 within ``within`` seconds; its stderr."""
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < within, f"stopped {took:.2f} s after Ctrl-C"
+    print(f"stopped {took:.2f} s after Ctrl-C")
+    return err
+
+
 @pytest.mark.parametrize("keep", [False, True])
 def test_ctrl_c_stops_within_seconds_forgets_writes_and_keeps_what_finished(
         cortex: RunningServer, tmp_path: Path, keep: bool) -> None:
     out = tmp_path / "out"
     proc, run_id = _mid_beta(cortex, out, *(["--keep"] if keep else []))
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
-    took = time.monotonic() - sent
     try:
-        assert proc.returncode == 130, err
-        assert took < 5, f"stopped {took:.2f} s after Ctrl-C"
+        err = _ctrl_c(proc, within=5)
         run = record(out)
         assert run["interrupted"] is True
         assert [s["id"] for s in run["scenarios"]] == ["alpha"]
@@ -60,14 +67,14 @@ def test_ctrl_c_stops_within_seconds_forgets_writes_and_keeps_what_finished(
             assert left == []  # every tenant of the run was forgotten, the interrupted one too
     finally:
         erase_all(cortex.url)
-    print(f"stopped {took:.2f} s after Ctrl-C")
 
 
 def test_a_second_ctrl_c_during_cleanup_still_exits_and_resume_cleans_up(cortex: RunningServer, tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc, run_id = _mid_beta(cortex, out)
-    # make the cleanup slow: every erasure is refused with Retry-After: 3
-    cortex.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 3}])
+    # make the cleanup slow: every erasure is refused with Retry-After: 1 (after a Ctrl-C the
+    # cleanup has 2 s in all, so the second Ctrl-C must come within the first wait)
+    cortex.faults(fail=[{"route": "v1/erasures", "status": 503, "count": 1000, "retry_after": 1}])
     proc.send_signal(signal.SIGINT)
     wait_for(lambda: cortex.faults()["fail"][0]["count"] < 1000, "the cleanup's first erasure", proc=proc)
     assert proc.poll() is None  # now in the cleanup, waiting out a Retry-After
@@ -133,3 +140,40 @@ def test_ctrl_c_or_sigterm_stops_the_engine_server_the_run_started(tmp_path: Pat
     assert "server exited with code 0" in (out / "server.log").read_text()  # stopped with SIGTERM, cleanly
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_ctrl_c_during_a_scenarios_own_erasures_keeps_it_and_resume_finishes_the_cleanup(
+        cortex: RunningServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    cortex.faults(garble=[{"route": "v1/erasures", "mode": "hang", "count": 1}])
+    proc = start_run(out, run_env(cortex.url), "--only", "alpha")
+    wait_for(lambda: not cortex.faults()["garble"], "alpha's first erasure (it hangs)", proc=proc)
+    try:
+        _ctrl_c(proc, within=4)
+        run = record(out)
+        assert run["interrupted"] is True and [s["id"] for s in run["scenarios"]] == ["alpha"]
+        alpha = run["scenarios"][0]
+        assert alpha["cleanup"]["forgotten"] is False and "interrupted" in alpha["cleanup"]["reason"]
+        assert {p["status"] for p in run["probes"]} == {"scored"}  # what it measured is kept
+        run_id = run_id_of(out)
+        assert run_scopes(cortex.url, run_id)
+        resumed = memeval_resume(out, run_env(cortex.url), "--only", "alpha")
+        assert resumed.returncode == 0, resumed.stderr
+        assert run_scopes(cortex.url, run_id) == []
+    finally:
+        erase_all(cortex.url)
+
+
+def test_ctrl_c_while_the_engine_hangs_stops_within_seconds(cortex: RunningServer, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    cortex.faults(garble=[{"route": "v1/recall", "mode": "hang", "count": 1000}])
+    proc = start_run(out, run_env(cortex.url), "--only", "alpha")
+    wait_for(lambda: cortex.faults()["garble"][0]["count"] < 1000, "a recall (it hangs)", proc=proc)
+    time.sleep(0.3)
+    try:
+        _ctrl_c(proc, within=4)  # not timeout_s (60 s) times the attempts
+        cortex.faults(clear=True)
+        assert record(out)["interrupted"] is True
+        assert run_scopes(cortex.url, run_id_of(out)) == []  # the cleanup (not hanging) still ran
+    finally:
+        erase_all(cortex.url)

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
+from memeval.report.files import read_run
 from tests.conftest import cli
 from tests.reliability.support import FAKE_DEF, MEMEVAL, THREE, run_args, run_env
 
@@ -95,3 +96,27 @@ def test_a_label_cannot_name_a_folder_outside_runs(label: str, tmp_path: Path, m
         err = capsys.readouterr().err
         assert err.startswith(f"error: --label {label!r}: use letters, digits") and err.count("\n") == 1
     assert os.listdir(tmp_path) == []  # nothing was created, under runs/ or elsewhere
+
+
+DB_PASSWORD = "pw-canary-9d1f27"
+APIKEY = "sk-canary-apikey-41b7e0"
+
+
+@pytest.mark.slow
+def test_secrets_echoed_by_a_server_are_masked_in_every_output(tmp_path: Path) -> None:
+    # the fake (started by memeval) reports CORTEX_* flags holding credentials, and answers the
+    # first recalls with an error code that echoes the Authorization header
+    out = tmp_path / "out"
+    env = run_env(None, key=CORTEX_SECRET, CORTEX_DATABASE_URL=f"postgres://memeval:{DB_PASSWORD}@db:5432/cortex",
+                  CORTEX_LLM_APIKEY=APIKEY, FAKE_CORTEX_FAIL=f"v1/recall:500:3:BAD_AUTH Bearer {CORTEX_SECRET}")
+    args = [*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--enrich-wait", "0"]
+    proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=90, cwd=str(tmp_path))
+    assert proc.returncode == 3, proc.stderr
+    assert "500 BAD_AUTH Bearer ***" in proc.stderr  # the code is shown, the key in it is not
+    run = read_run(str(out / "run.json")).to_json()
+    assert run["flags"]["CORTEX_DATABASE_URL"] == "***" and run["flags"]["CORTEX_LLM_APIKEY"] == "***"
+    found = [f"{path.name}: {canary}" for path in sorted(out.rglob("*")) if path.is_file()
+             for canary in (CORTEX_SECRET, DB_PASSWORD, APIKEY) if canary.encode() in path.read_bytes()]
+    found += [f"std: {canary}" for canary in (CORTEX_SECRET, DB_PASSWORD, APIKEY)
+              if canary in proc.stdout + proc.stderr]
+    assert found == []

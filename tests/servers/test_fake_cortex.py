@@ -367,6 +367,7 @@ def test_injected_429_carries_retry_after_and_503_its_code(cortex: Cortex, scope
     assert cortex.faults() == {
         "fail": [],
         "reset": [],
+        "garble": [],
         "hide_listings": False,
         "expire_packs": False,
         "storm_every": 0,

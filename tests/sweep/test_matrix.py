@@ -62,6 +62,7 @@ def test_semantic_errors_are_all_reported(tmp_path):
         profiles:
           - {name: a, env: {COHERE_API_KEY: sk-123}}
           - {name: a, env: {CORTEX_VERIFIER_API_KEY: ""}}
+          - {name: b, env: {CORTEX_LLM_APIKEY: x1, DB_PASS: x2, CORTEX_DATABASE_URL: "postgres://u:pw@db/x", CORTEX_DB_CREDENTIALS: x3}}
         parallel: 3
         ports: {from: 4000, to: 4001}
         run_args: {only: [ofice]}
@@ -74,6 +75,8 @@ def test_semantic_errors_are_all_reported(tmp_path):
     assert any("ports: 2 port(s) cannot serve parallel: 3" in f for f in found)
     assert any("run_args.only[0]: no scenario 'ofice' in suite mini (did you mean 'office'?)" in f for f in found)
     assert not any("VERIFIER" in f for f in found)
+    for name in ("CORTEX_LLM_APIKEY", "DB_PASS", "CORTEX_DATABASE_URL", "CORTEX_DB_CREDENTIALS"):
+        assert any(f"profiles[2].env.{name}: {name} looks like a secret" in f for f in found), name
 
 
 def test_an_engine_without_a_server_block_cannot_be_swept(tmp_path):
