@@ -6,6 +6,7 @@ import click
 
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
+from memeval.run.executor import EXECUTORS
 from memeval.run.session import RunRequest, run_session
 
 
@@ -32,11 +33,18 @@ from memeval.run.session import RunRequest, run_session
                    "with the engine and options it was started with.")
 @click.option("--force", is_flag=True, help="Replace the run record that --out or --json already holds.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths (and errors).")
+@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
+              help="Where the scenarios run: here, or on Dask (pip install 'memeval[dask]').")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="The Dask scheduler (tcp://host:8786) [default: a local cluster].")
+@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Workers of the local Dask cluster [default: 2].")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Run slice I of N: the scenarios sorted by id, every N-th from the I-th (join with memeval merge).")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
-            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool) -> Outcome:
+            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, executor: str,
+            scheduler: str | None, workers: int | None, shard: str | None) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
-                         force)
+                         force, executor, scheduler, workers, shard)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

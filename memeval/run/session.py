@@ -22,9 +22,10 @@ from memeval.engines.server import engine_server
 from memeval.errors import Outcome
 from memeval.llm.answer import NOT_ASKED, answer_steps, summary_lines
 from memeval.llm.settings import LlmSettings, resolve
-from memeval.record import RunRecord
+from memeval.record import RunRecord, Shard
 from memeval.report.files import check_label
 from memeval.report.publish import publish
+from memeval.run.executor import make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
 from memeval.run.output import check_json_target, resume_folder, run_folder
@@ -58,6 +59,10 @@ class RunRequest:
     resume: str | None = None
     quiet: bool = False
     force: bool = False
+    executor: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+    shard: str | None = None
 
 
 def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
@@ -76,12 +81,16 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
+    shard = Shard(*parse_shard(req.shard)) if req.shard else None
+    executor = make_executor(req.executor, req.scheduler, req.workers)
     with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:
-            record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal)
+            record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal, executor,
+                               engine_def, shard)
         finally:
             engine.close()
+            executor.close()
     if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
         record = _answer(record, answerer, echo, req.quiet)
     report = publish(record, folder, req.templates, req.json_path)
@@ -101,7 +110,8 @@ def _resumed(req: RunRequest, resume: str) -> RunRequest:
                    keep=req.keep or bool(asked.get("keep")), llm=req.llm or bool(asked.get("llm")),
                    judge=req.judge or bool(asked.get("judge")), cache_salt=req.cache_salt or asked.get("cache_salt", ""),
                    enrich_wait_s=_given(req.enrich_wait_s, asked.get("enrich_wait_s")),
-                   settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")))
+                   settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")),
+                   shard=req.shard or asked.get("shard"))
 
 
 def _given(value: float | None, journal: float | None) -> float | None:
@@ -112,7 +122,7 @@ def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
     """What a resume repeats: the engine (its definition file, absolute) and the options given."""
     engine = os.path.abspath(engine_def.file) if engine_def.file else engine_def.name
     return {"engine": engine, "keep": req.keep, "llm": req.llm, "judge": req.judge, "cache_salt": req.cache_salt,
-            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s}
+            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s, "shard": req.shard}
 
 
 def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:
