@@ -26,6 +26,7 @@ COMMANDS = (
     "regrade",
     "import_", "generate",  # published benchmarks and synthetic haystacks (memeval.datasets)
     "check_engine",
+    "merge",  # --shard runs joined (memeval.run.merge)
 )
 
 

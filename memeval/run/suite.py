@@ -175,7 +175,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         scenarios=tuple(e.scenario for e in entries),
         probes=tuple(p for e in entries for p in e.probes),
         answerer=None,
-        usage=_sum_usage([e.scenario.usage for e in entries]),
+        usage=sum_usage([e.scenario.usage for e in entries]),
         timings={label: tuple(samples) for label, samples in timings.items()},
         interrupted=interrupted,
         shard=shard,
@@ -183,7 +183,8 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
     return derive(record)
 
 
-def _sum_usage(usages: list[Usage | None]) -> Usage | None:
+def sum_usage(usages: list[Usage | None]) -> Usage | None:
+    """The run's usage from its scenarios'; None when any is unknown or there is none."""
     parts = [u for u in usages if u is not None]
     if not parts or len(parts) < len(usages):  # no usage, or a scenario's is unknown: so is the total
         return None
