@@ -11,7 +11,9 @@ counted twice. Dask is imported only when asked for.
 from __future__ import annotations
 
 import importlib
+import os
 import secrets
+import socket
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,24 +29,26 @@ EXECUTORS = ("local", "dask")
 
 @dataclass(frozen=True)
 class Timed(Generic[R]):
-    """A unit's result with when it started and ended on the worker (epoch seconds)."""
+    """A unit's result with the process it ran in and when it started and ended there (epoch s)."""
 
     result: R
+    worker: str
     started: float
     ended: float
 
 
 @dataclass(frozen=True)
 class UnitTiming:
-    """How long a unit waited for a worker and for its result to come back, s."""
+    """When a unit was submitted, ran and came back (epoch seconds; one clock on one machine)."""
 
     key: str
-    to_start: float
-    """From submission to the unit starting on a worker."""
-    to_return: float
-    """From the unit ending on the worker to the driver holding its result."""
-    run: float
-    """The unit's own time on the worker."""
+    worker: str
+    """``host:pid`` of the process that ran it."""
+    submitted: float
+    started: float
+    ended: float
+    received: float
+    """When the driver held its result."""
 
 
 class Executor(Protocol):
@@ -84,7 +88,7 @@ def run_timed(fn: Callable[[U], R], unit: U) -> Timed[R]:
     """``fn(unit)`` with its start and end time (runs on the worker)."""
     started = time.time()
     result = fn(unit)
-    return Timed(result, started, time.time())
+    return Timed(result, f"{socket.gethostname()}:{os.getpid()}", started, time.time())
 
 
 class DaskExecutor:
@@ -124,8 +128,7 @@ class DaskExecutor:
                 if key in seen:
                     continue
                 seen.add(key)
-                self.timings.append(UnitTiming(key, timed.started - at, time.time() - timed.ended,
-                                               timed.ended - timed.started))
+                self.timings.append(UnitTiming(key, timed.worker, at, timed.started, timed.ended, time.time()))
                 yield key, timed.result
         finally:  # Ctrl-C, an error, or the caller stopping early: nothing is left running
             self._client.cancel([f for f in submitted if not f.done()])
@@ -137,20 +140,23 @@ class DaskExecutor:
             self._cluster.close()
 
 
+def check_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> None:
+    """Raise UsageError for ``--scheduler`` or ``--workers`` without ``--executor dask``, or both
+    given (before anything is started or written)."""
+    if name == "local" and (scheduler is not None or workers is not None):
+        raise UsageError(f"{'--scheduler' if scheduler is not None else '--workers'} needs --executor dask")
+    if scheduler is not None and workers is not None:
+        raise UsageError("--workers starts a local cluster; with --scheduler the cluster's own workers run the units")
+
+
 def make_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> Executor:
     """The executor ``--executor name`` asks for; ``workers`` None means 2 local workers.
 
     Raises:
-        UsageError: ``--scheduler`` or ``--workers`` without ``--executor dask``, or both given;
-            dask missing.
+        UsageError: what :func:`check_executor` refuses; dask missing.
     """
-    if name == "local":
-        if scheduler is not None or workers is not None:
-            raise UsageError(f"{'--scheduler' if scheduler is not None else '--workers'} needs --executor dask")
-        return LocalExecutor()
-    if scheduler is not None and workers is not None:
-        raise UsageError("--workers starts a local cluster; with --scheduler the cluster's own workers run the units")
-    return DaskExecutor(scheduler, workers or 2)
+    check_executor(name, scheduler, workers)
+    return LocalExecutor() if name == "local" else DaskExecutor(scheduler, workers or 2)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

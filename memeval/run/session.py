@@ -25,7 +25,7 @@ from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import RunRecord, Shard
 from memeval.report.files import check_label
 from memeval.report.publish import publish
-from memeval.run.executor import make_executor, parse_shard
+from memeval.run.executor import check_executor, make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions
 from memeval.run.output import check_json_target, resume_folder, run_folder
@@ -76,21 +76,21 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     answerer = resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
                        cache=req.cache, salt=req.cache_salt) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
+    shard = Shard(*parse_shard(req.shard)) if req.shard else None
+    check_executor(req.executor, req.scheduler, req.workers)
     run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-    shard = Shard(*parse_shard(req.shard)) if req.shard else None
-    executor = make_executor(req.executor, req.scheduler, req.workers)
-    with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
+    with _term_as_interrupt(), contextlib.closing(make_executor(req.executor, req.scheduler, req.workers)) as executor, \
+            engine_server(engine_def, os.path.join(folder, "server.log")) as overrides:
         engine = engine_def.create(overrides)
         try:
             record = run_suite(suite, engine, options, (lambda _: None) if req.quiet else echo, journal, executor,
                                engine_def, shard)
         finally:
             engine.close()
-            executor.close()
     if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
         record = _answer(record, answerer, echo, req.quiet)
     report = publish(record, folder, req.templates, req.json_path)
