@@ -12,7 +12,7 @@ fresh folders, in this process through :func:`memeval.sweep.run_sweep`:
 Printed: wall time of each leg, the cluster's start-up, the speed-up (serial / dask, without and
 with start-up), and per unit on Dask: the dispatch latency (from submission, or from the end of
 the previous unit on the same worker when that is later, to the unit starting), the return
-latency (the unit ending on the worker to the driver holding its result, files written), and
+latency (the unit ending on the worker to the driver holding its result: its files, as bytes), and
 the unit's own time, as p50/p95/max over the cells.
 """
 

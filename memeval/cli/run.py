@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from memeval.cli.executing import executor_options
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
-from memeval.run.executor import EXECUTORS
 from memeval.run.session import RunRequest, run_session
 
 
@@ -33,12 +33,7 @@ from memeval.run.session import RunRequest, run_session
                    "with the engine and options it was started with.")
 @click.option("--force", is_flag=True, help="Replace the run record that --out or --json already holds.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths (and errors).")
-@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
-              help="Where the scenarios run: here, or on Dask (pip install 'memeval[dask]').")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="The Dask scheduler (tcp://host:8786) [default: a local cluster].")
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Workers of the local Dask cluster [default: 2].")
-@click.option("--shard", default=None, metavar="I/N",
-              help="Run slice I of N: the scenarios sorted by id, every N-th from the I-th (join with memeval merge).")
+@executor_options("scenarios", "id")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
             cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, executor: str,

@@ -6,8 +6,9 @@ import os
 
 import click
 
+from memeval.cli.executing import executor_options
 from memeval.errors import Outcome
-from memeval.run.executor import EXECUTORS, make_executor, parse_shard
+from memeval.run.executor import make_executor, parse_shard
 from memeval.spec.matrix import load_matrix
 from memeval.sweep import SweepOptions, run_sweep
 
@@ -20,12 +21,7 @@ from memeval.sweep import SweepOptions, run_sweep
 @click.option("--profiles", default="", help="Comma-separated profiles to run (default: all).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
 @click.option("--quiet", is_flag=True, help="Print only progress and the output path.")
-@click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
-              help="Where the cells run: here (--parallel at a time), or on Dask (pip install 'memeval[dask]').")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="The Dask scheduler (tcp://host:8786) [default: a local cluster].")
-@click.option("--workers", type=click.IntRange(1, 64), default=None, help="Workers of the local Dask cluster [default: 2].")
-@click.option("--shard", default=None, metavar="I/N",
-              help="Run slice I of N: the cells sorted by label, every N-th from the I-th.")
+@executor_options("cells", "label")
 def command(matrix_file: str, repeat: int | None, parallel: int | None, out: str | None, profiles: str,
             templates: str | None, quiet: bool, executor: str, scheduler: str | None, workers: int | None,
             shard: str | None) -> Outcome:
