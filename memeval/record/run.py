@@ -197,6 +197,17 @@ class SweepNote:
 
 
 @dataclass(frozen=True)
+class Shard:
+    """The slice of the suite a ``--shard i/N`` run ran: the scenarios sorted by id, every
+    ``count``-th starting at the ``index``-th (1-based)."""
+
+    index: int
+    """Which slice, 1 to ``count``."""
+    count: int
+    """How many slices the suite was cut into."""
+
+
+@dataclass(frozen=True)
 class RegradeNote:
     """What ``memeval regrade`` adds: the input and what was redone."""
 
@@ -258,6 +269,8 @@ class RunRecord:
     """The sweep cell it ran in (None outside a sweep)."""
     regrade: RegradeNote | None = omitted(default=None)
     """The regrade that produced it (None for a run)."""
+    shard: Shard | None = omitted(default=None)
+    """The slice it ran (None: the whole suite, or shards merged)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

@@ -21,12 +21,13 @@ from memeval.spec.engine_def import resolve_engine
 from memeval.engines.http_client import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.record import RunRecord
+from memeval.record import RunRecord, Shard
 from memeval.report.ci import json_summary
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
 from memeval.report.junit import junit_xml
 from memeval.report.publish import publish
+from memeval.run.executor import check_executor, make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
 from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
@@ -68,6 +69,10 @@ class RunRequest:
     junit: str | None = None
     fail_under: tuple[str, ...] = ()
     format: str = "text"
+    executor: str = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+    shard: str | None = None
 
 
 def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
@@ -84,17 +89,21 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
     answerer = _answerer_settings(suite, req) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
+    shard = Shard(*parse_shard(req.shard)) if req.shard else None
+    check_executor(req.executor, req.scheduler, req.workers)
     run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     with folder_lock(folder):  # a second run into this folder is refused until this one ends
         journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-        with _term_as_interrupt(), engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
+        with _term_as_interrupt(), \
+                contextlib.closing(make_executor(req.executor, req.scheduler, req.workers)) as executor, \
+                engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
                 display(echo, req.quiet) as progress:
             engine = engine_def.create(overrides)
             try:
-                record = run_suite(suite, engine, options, progress, journal)
+                record = run_suite(suite, engine, options, progress, journal, executor, engine_def, shard)
             finally:
                 engine.close()
             if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
@@ -139,7 +148,8 @@ def _resumed(req: RunRequest, resume: str) -> RunRequest:
                    keep=req.keep or bool(asked.get("keep")), llm=req.llm or bool(asked.get("llm")),
                    judge=req.judge or bool(asked.get("judge")), cache_salt=req.cache_salt or asked.get("cache_salt", ""),
                    enrich_wait_s=_given(req.enrich_wait_s, asked.get("enrich_wait_s")),
-                   settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")))
+                   settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")),
+                   shard=req.shard or asked.get("shard"))
 
 
 def _given(value: float | None, journal: float | None) -> float | None:
@@ -150,7 +160,7 @@ def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
     """What a resume repeats: the engine (its definition file, absolute) and the options given."""
     engine = os.path.abspath(engine_def.file) if engine_def.file else engine_def.name
     return {"engine": engine, "keep": req.keep, "llm": req.llm, "judge": req.judge, "cache_salt": req.cache_salt,
-            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s}
+            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s, "shard": req.shard}
 
 
 def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:

@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import platform
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, ReportsUsage
+from memeval.engines.definition import EngineDef
+from memeval.engines.server import engine_server
 from memeval.engines.base import Usage as EngineUsage
 from memeval.errors import EngineError, UsageError
-from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
-    TimingLabel, Usage
+from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
+    SuiteInfo, TimingLabel, Usage
 from memeval.record.codec import from_json
 from memeval.run.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id
+from memeval.run.executor import Executor, LocalExecutor, shard_slice
 from memeval.run.options import RunOptions, check_only
 from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
-from memeval.run.scenario import ScenarioRun
+from memeval.run.scenario import ScenarioRun, namespace
 from memeval.score.derive import derive
 from memeval.spec.model import Scenario, Suite
 
+
 def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progress = silent,
-              journal: Journal | None = None) -> RunRecord:
+              journal: Journal | None = None, executor: Executor | None = None, engine_def: EngineDef | None = None,
+              shard: Shard | None = None) -> RunRecord:
     """Run the chosen scenarios of ``suite`` on ``engine``; return the run record.
 
     With a ``journal``, each finished scenario is appended to disk, scenarios it holds as
@@ -31,6 +39,11 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     cleaned first. Ctrl-C stops
     after the current scenario's cleanup; the record then has ``interrupted: true`` and holds
     every scenario finished so far.
+
+    The scenarios run on ``executor`` (default: here, one after another). A remote one runs each
+    scenario as a :class:`ScenarioUnit` that builds its own engine from ``engine_def`` (which it
+    then needs); this process still writes the journal. ``shard`` runs only its slice
+    (:func:`~memeval.run.executor.shard_slice` over the scenario ids).
 
     Raises:
         UsageError: an option the engine cannot honour (e.g. isolated probe questions without forget).
@@ -46,24 +59,85 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
         progress(ProgressEvent("note", note))
-    entries: list[ScenarioEntry] = []
+    chosen = _chosen(suite, options.only, shard)
+    places = {s.id: (i, len(chosen)) for i, s in enumerate(chosen, 1)}
+    entries: dict[str, ScenarioEntry] = {}
+    for scenario in chosen:
+        if journal and scenario.id in journal.done:
+            entries[scenario.id] = journal.done[scenario.id]
+            progress(ProgressEvent("checkpoint", f"scenario {scenario.id}: taken from the checkpoint", scenario.id,
+                                   *places[scenario.id]))
+    todo = [s for s in chosen if s.id not in entries]
     interrupted = False
-    chosen = [s for s in suite.scenarios if not options.only or s.id in options.only]
     try:
-        for index, scenario in enumerate(chosen, 1):
-            if journal and scenario.id in journal.done:
-                entries.append(journal.done[scenario.id])
-                progress(ProgressEvent("checkpoint", f"scenario {scenario.id}: taken from the checkpoint", scenario.id,
-                                       index, len(chosen)))
-                continue
-            entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, (index, len(chosen)),
-                                    journal))
+        if executor is not None and executor.remote:
+            if engine_def is None:
+                raise ValueError("a remote executor needs the engine definition")
+            finished = _remote(suite, todo, engine_def, run_id, options, executor, progress, journal, places)
+        else:
+            finished = (executor or LocalExecutor()).map(
+                lambda s: _run_one(suite, s, engine, caps, run_id, options, progress, places[s.id], journal),
+                [(s.id, s) for s in todo])
+        for sid, entry in finished:
+            entries[sid] = entry
     except KeyboardInterrupt as stop:
         if isinstance(stop, FinishedThenInterrupted):
-            entries.append(stop.entry)
+            entries[stop.entry.scenario.id] = stop.entry
         interrupted = True
         progress(ProgressEvent("note", "interrupted: writing what was finished"))
-    return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
+    ordered = [entries[s.id] for s in chosen if s.id in entries]
+    snapshot = from_json(EngineSnapshot, info.to_json(), "engine")
+    return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard)
+
+
+def _chosen(suite: Suite, only: tuple[str, ...], shard: Shard | None) -> list[Scenario]:
+    """The scenarios to run, in suite order: those ``--only`` names (all without it), cut to the shard."""
+    chosen = [s for s in suite.scenarios if not only or s.id in only]
+    if shard is None:
+        return chosen
+    keep = set(shard_slice([s.id for s in chosen], shard.index, shard.count))
+    return [s for s in chosen if s.id in keep]
+
+
+@dataclass(frozen=True)
+class ScenarioUnit:
+    """One scenario as a remote executor ships it: the suite cut to that scenario, the engine
+    definition (not an engine), the options and the run id its tenants are named with."""
+
+    suite: Suite
+    engine: EngineDef
+    options: RunOptions
+    run_id: str
+
+
+def run_scenario_unit(unit: ScenarioUnit) -> ScenarioEntry:
+    """Run the unit's scenario on an engine of its own (and its own server, when the definition
+    has one); runs on a worker."""
+    with tempfile.TemporaryDirectory(prefix="memeval-unit-") as tmp, \
+            engine_server(unit.engine, os.path.join(tmp, "server.log")) as overrides:
+        engine = unit.engine.create(overrides)
+        try:
+            caps = frozenset(engine.info().capabilities)
+            return _run_one(unit.suite, unit.suite.scenarios[0], engine, caps, unit.run_id, unit.options,
+                            silent, (1, 1), None)
+        finally:
+            engine.close()
+
+
+def _remote(suite: Suite, todo: list[Scenario], engine_def: EngineDef, run_id: str, options: RunOptions,
+            executor: Executor, progress: Progress, journal: Journal | None,
+            places: dict[str, tuple[int, int]]) -> Iterator[tuple[str, ScenarioEntry]]:
+    """Every scenario of ``todo`` on ``executor``; this process journals them as they come back."""
+    units = [(s.id, ScenarioUnit(dataclasses.replace(suite, scenarios=(s,)), engine_def, options, run_id)) for s in todo]
+    for scenario in todo:
+        progress(ProgressEvent("running", f"scenario {scenario.id}: submitted", scenario.id, *places[scenario.id]))
+        if journal:
+            journal.started(scenario.id, {t: namespace(run_id, scenario.id, t) for t in scenario.tenants})
+    for sid, entry in executor.map(run_scenario_unit, units):
+        if journal:
+            journal.finished(entry)
+        progress(ProgressEvent("done", _line(entry.scenario, list(entry.probes)), sid, *places[sid]))
+        yield sid, entry
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
@@ -87,7 +161,7 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
 
 
 def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: str, entries: Sequence[ScenarioEntry],
-             interrupted: bool = False) -> RunRecord:
+             interrupted: bool = False, shard: Shard | None = None) -> RunRecord:
     """The run record from per-scenario entries; totals, latency and KPIs come from
     :func:`~memeval.score.derive.derive`. ``profile`` is set by a sweep and ``answerer`` by
     ``--llm``, after the run."""
@@ -111,14 +185,16 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         scenarios=tuple(e.scenario for e in entries),
         probes=tuple(p for e in entries for p in e.probes),
         answerer=None,
-        usage=_sum_usage([e.scenario.usage for e in entries]),
+        usage=sum_usage([e.scenario.usage for e in entries]),
         timings={label: tuple(samples) for label, samples in timings.items()},
         interrupted=interrupted,
+        shard=shard,
     )
     return derive(record)
 
 
-def _sum_usage(usages: list[Usage | None]) -> Usage | None:
+def sum_usage(usages: list[Usage | None]) -> Usage | None:
+    """The run's usage from its scenarios'; None when any is unknown or there is none."""
     parts = [u for u in usages if u is not None]
     if not parts or len(parts) < len(usages):  # no usage, or a scenario's is unknown: so is the total
         return None

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 
 from memeval.errors import Interrupted
+from memeval.run.executor import Executor, shard_slice
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell
 from memeval.sweep.cells import Cell, plan_cells
 from memeval.sweep.control import Control
 from memeval.sweep.ports import PortPool
+from memeval.sweep.remote import run_remote
 from memeval.sweep.summary import summarise, write_summary
 
 @dataclass(frozen=True)
@@ -36,6 +38,10 @@ class SweepOptions:
     out: str | None = None
     profiles: tuple[str, ...] = ()
     templates: str | None = None
+    executor: Executor | None = None
+    """Where the cells run (None: threads here, ``parallel`` at a time)."""
+    shard: tuple[int, int] | None = None
+    """``(i, N)``: run only slice i of N, the cells sorted by label, every N-th from the i-th."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +72,16 @@ def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] 
     cells, skipped = plan_cells(matrix, folder, repeat, options.profiles, environ)
     for line in skipped:
         progress(line)
+    if options.shard:
+        keep = set(shard_slice([c.label for c in cells], *options.shard))
+        cells = [c for c in cells if c.label in keep]
     control = Control()
     with _sigterm_interrupts():
-        results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
-    summary = write_summary(folder, summarise(matrix, results, skipped), options.templates)
+        if options.executor is not None and options.executor.remote:
+            results, interrupted = _schedule_remote(matrix, cells, options.executor, progress)
+        else:
+            results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
+    summary = write_summary(folder, summarise(matrix, results, skipped, options.shard), options.templates)
     if interrupted:
         raise Interrupted(f"sweep interrupted; every server was stopped; partial summary in {folder}")
     return SweepResult(folder, tuple(results), summary)
@@ -90,6 +102,21 @@ def _sigterm_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _schedule_remote(matrix: Matrix, cells: list[Cell], executor: Executor,
+                     progress: Progress) -> tuple[list[CellResult], bool]:
+    """As :func:`_schedule`, each cell on ``executor``; this process writes every cell's files."""
+    done: dict[Cell, CellResult] = {}
+    interrupted = False
+    try:
+        for cell, result in run_remote(matrix, cells, executor, progress):
+            done[cell] = result
+    except KeyboardInterrupt:
+        interrupted = True
+        progress("interrupted: cancelling the cells not yet finished")
+    return [done.get(c) or CellResult(c, "interrupted", "the sweep was interrupted before this cell finished")
+            for c in cells], interrupted
 
 
 def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control,

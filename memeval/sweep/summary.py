@@ -19,15 +19,17 @@ Summary = JsonObject
 """summary.json's content: JSON data written as it is built."""
 
 
-def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str]) -> Summary:
-    """summary.json: the matrix, every cell's outcome, skipped profiles, and the comparison of
-    the cells that completed (null when none did)."""
+def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str],
+              shard: tuple[int, int] | None = None) -> Summary:
+    """summary.json: the matrix, every cell's outcome, skipped profiles, the comparison of
+    the cells that completed (null when none did), and the ``--shard`` slice (null: every cell)."""
     records = [read_run(os.path.join(r.cell.folder, "run.json")) for r in results if r.status == "ok"]
     return {
         "matrix": matrix.name, "about": matrix.about, "engine": matrix.engine.name, "suite": matrix.suite,
         "cells": [r.to_json() for r in results],
         "skipped": skipped,
         "comparison": compare_records(records) if records else None,
+        "shard": None if shard is None else {"index": shard[0], "count": shard[1]},
     }
 
 

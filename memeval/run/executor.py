@@ -1,0 +1,177 @@
+"""Where independent units (a suite's scenarios, a sweep's cells) run: here, one after another
+(the default), or on a Dask cluster (``--executor dask``, the ``memeval[dask]`` extra).
+
+Either way the caller is the one writer: an executor only hands back each unit's result (typed,
+picklable values), and the caller writes the folder, the journal and the summary. On Dask each
+unit is submitted once under its own key with ``retries=1`` (a worker lost mid-unit: the unit
+runs again elsewhere), and only the first complete result per unit id is yielded, so no unit is
+counted twice. Dask is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import secrets
+import socket
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from memeval.errors import UsageError
+
+U = TypeVar("U")
+R = TypeVar("R")
+
+EXECUTORS = ("local", "dask")
+
+
+@dataclass(frozen=True)
+class Timed(Generic[R]):
+    """A unit's result with the process it ran in and when it started and ended there (epoch s)."""
+
+    result: R
+    worker: str
+    started: float
+    ended: float
+
+
+@dataclass(frozen=True)
+class UnitTiming:
+    """When a unit was submitted, ran and came back (epoch seconds; one clock on one machine)."""
+
+    key: str
+    worker: str
+    """``host:pid`` of the process that ran it."""
+    submitted: float
+    started: float
+    ended: float
+    received: float
+    """When the driver held its result."""
+
+
+class Executor(Protocol):
+    """Runs units and yields ``(key, result)`` as each finishes; ``remote`` executors run them
+    in other processes, so a unit must build what it needs (its engine) from values."""
+
+    remote: bool
+    timings: list[UnitTiming]
+
+    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+        """Run ``fn`` on every unit; yield each key once with its result."""
+        ...
+
+    def close(self) -> None:
+        """Release what the executor started (a local cluster)."""
+        ...
+
+
+class LocalExecutor:
+    """In this process, in the order given (today's behaviour); an exception or Ctrl-C
+    propagates from the unit that raised it."""
+
+    remote = False
+
+    def __init__(self) -> None:
+        self.timings: list[UnitTiming] = []
+
+    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+        for key, unit in units:
+            yield key, fn(unit)
+
+    def close(self) -> None:
+        pass
+
+
+def run_timed(fn: Callable[[U], R], unit: U) -> Timed[R]:
+    """``fn(unit)`` with its start and end time (runs on the worker)."""
+    started = time.time()
+    result = fn(unit)
+    return Timed(result, f"{socket.gethostname()}:{os.getpid()}", started, time.time())
+
+
+class DaskExecutor:
+    """On a Dask cluster: the one at ``scheduler`` (``tcp://host:8786``), else a new
+    ``LocalCluster`` of ``workers`` processes with one thread each."""
+
+    remote = True
+
+    def __init__(self, scheduler: str | None = None, workers: int = 2):
+        try:
+            self._dask: Any = importlib.import_module("distributed")  # typed loosely: distributed has no stubs
+        except ImportError:
+            raise UsageError("--executor dask needs dask and distributed: pip install 'memeval[dask]'") from None
+        self.timings: list[UnitTiming] = []
+        self._client: Any = None
+        self._cluster: Any = None
+        if scheduler is None:
+            self._cluster = self._dask.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                    dashboard_address=None)
+        try:
+            self._client = self._dask.Client(scheduler or self._cluster)
+        except OSError as err:
+            self.close()
+            raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler: {err}") from None
+
+    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+        run = secrets.token_hex(4)  # a fresh key per submission: Dask must never reuse an earlier result
+        submitted: dict[Any, tuple[str, float]] = {}
+        for key, unit in units:
+            future = self._client.submit(run_timed, fn, unit, key=f"memeval-{run}-{key}", pure=False, retries=1)
+            submitted[future] = (key, time.time())
+        seen: set[str] = set()
+        try:
+            for future in self._dask.as_completed(list(submitted)):
+                key, at = submitted[future]
+                timed: Timed[R] = future.result()
+                if key in seen:
+                    continue
+                seen.add(key)
+                self.timings.append(UnitTiming(key, timed.worker, at, timed.started, timed.ended, time.time()))
+                yield key, timed.result
+        finally:  # Ctrl-C, an error, or the caller stopping early: nothing is left running
+            self._client.cancel([f for f in submitted if not f.done()])
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def check_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> None:
+    """Raise UsageError for ``--scheduler`` or ``--workers`` without ``--executor dask``, or both
+    given (before anything is started or written)."""
+    if name == "local" and (scheduler is not None or workers is not None):
+        raise UsageError(f"{'--scheduler' if scheduler is not None else '--workers'} needs --executor dask")
+    if scheduler is not None and workers is not None:
+        raise UsageError("--workers starts a local cluster; with --scheduler the cluster's own workers run the units")
+
+
+def make_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> Executor:
+    """The executor ``--executor name`` asks for; ``workers`` None means 2 local workers.
+
+    Raises:
+        UsageError: what :func:`check_executor` refuses; dask missing.
+    """
+    check_executor(name, scheduler, workers)
+    return LocalExecutor() if name == "local" else DaskExecutor(scheduler, workers or 2)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``i/N`` (1-based) as ``(i, N)``.
+
+    Raises:
+        UsageError: not of that form, or i outside 1..N.
+    """
+    left, _, right = text.partition("/")
+    if not (left.isdigit() and right.isdigit()) or not 1 <= int(left) <= int(right):
+        raise UsageError(f"--shard {text!r}: expected i/N with 1 <= i <= N, e.g. 1/4")
+    return int(left), int(right)
+
+
+def shard_slice(keys: Sequence[str], index: int, count: int) -> list[str]:
+    """The keys shard ``index`` of ``count`` runs: sorted, every ``count``-th from the
+    ``index``-th (1-based), so any machine computes the same slice from the same keys."""
+    return sorted(keys)[index - 1::count]
