@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from memeval.datasets.units import suite_scenarios
 from memeval.spec.model import Defaults, Scenario, Suite
 from memeval.spec.times import instant
 
@@ -75,15 +76,15 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
 
 def plan_suite(suite: Suite, only: tuple[str, ...] = ()) -> dict[str, tuple[Step, ...]]:
     """Steps per scenario, in suite order, restricted to ``only`` when given."""
-    return {s.id: plan_scenario(suite, s) for s in suite.scenarios if not only or s.id in only}
+    return {s.id: plan_scenario(suite, s) for s in suite_scenarios(suite, only)}
 
 
 def render_plan(suite: Suite, plans: dict[str, tuple[Step, ...]]) -> str:
     """The plan as text, one step per line (what ``memeval plan`` prints; golden-tested)."""
     lines = [f"suite {suite.name}: {len(plans)} scenario(s)"]
-    by_id = {s.id: s for s in suite.scenarios}
+    by_id = {s.id: s.origin for s in suite.scenarios}
     for sid, steps in plans.items():
-        origin = by_id[sid].origin
+        origin = by_id.get(sid, suite.dataset.origin if suite.dataset else None)
         lines.append(f"scenario {sid} ({origin})" if origin else f"scenario {sid}")
         for n, step in enumerate(steps, 1):
             lines.append(f"  {n:3d} {_describe(step)}")

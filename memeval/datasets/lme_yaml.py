@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LmeInstance, Turn
-from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, unique_ids
+from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, scenario_id, unique_ids
 
 AGENT = "assistant"
 
@@ -26,7 +26,7 @@ def unmapped_reason(instance: LmeInstance) -> str | None:
 
 def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> dict[str, Any]:
     """The scenario document for one mappable question (see :func:`unmapped_reason`)."""
-    sid = safe_id(instance.question_id, "lme-")
+    sid = scenario_id("longmemeval", instance.question_id)
     threads = []
     for session, tid in zip(instance.sessions, unique_ids([s.id for s in instance.sessions])):
         exchanges, dropped = exchanges_of(session.turns)

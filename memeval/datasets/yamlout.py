@@ -34,6 +34,11 @@ def safe_id(raw: str, prefix: str = "") -> str:
     return out if out[0].isalnum() else ("x" + out)[:64]
 
 
+def scenario_id(fmt: str, unit_id: str) -> str:
+    """The scenario id a unit (a LongMemEval question id, a LoCoMo sample id) runs as."""
+    return safe_id(unit_id, "lme-" if fmt == "longmemeval" else "locomo-")
+
+
 def unique_ids(raw_ids: list[str]) -> list[str]:
     """:func:`safe_id` of each, with ``-2``, ``-3`` … added where two would collide."""
     out, seen = [], set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
@@ -11,6 +12,7 @@ from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, ReportsUsage
 from memeval.engines.base import Usage as EngineUsage
+from memeval.datasets.units import suite_scenarios
 from memeval.errors import EngineError, UsageError
 from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
     TimingLabel, Usage
@@ -47,19 +49,41 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         progress(note)
     entries: list[ScenarioEntry] = []
     interrupted = False
+    eta = Eta(len(options.only) if options.only else len(suite.scenario_ids))
     try:
-        for scenario in suite.scenarios:
-            if options.only and scenario.id not in options.only:
-                continue
+        for scenario in suite_scenarios(suite, tuple(options.only)):
             if journal and scenario.id in journal.done:
                 entries.append(journal.done[scenario.id])
                 progress(f"scenario {scenario.id}: taken from the checkpoint")
+                eta.skipped()
                 continue
             entries.append(_run_one(suite, scenario, engine, caps, run_id, options, progress, journal))
+            progress(eta.done())
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: writing what was finished")
     return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
+
+
+class Eta:
+    """Units done out of ``total`` and the time left, judged by the units run so far (those
+    taken from a checkpoint cost nothing and are not counted in the pace)."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.finished, self.ran = total, 0, 0
+        self.started = time.monotonic()
+
+    def skipped(self) -> None:
+        """One unit taken from the checkpoint."""
+        self.finished += 1
+
+    def done(self) -> str:
+        """Count one unit run; the progress line to print."""
+        self.finished += 1
+        self.ran += 1
+        elapsed = time.monotonic() - self.started
+        left = max(self.total - self.finished, 0)
+        return f"progress: {self.finished}/{self.total} units done, {elapsed:.0f} s elapsed, ETA {elapsed / self.ran * left:.0f} s"
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,

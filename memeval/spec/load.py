@@ -16,6 +16,7 @@ from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
+from memeval.spec.dataset import load_dataset
 from memeval.spec.checks import Located, check_scenario, check_suite, default_tenant, items
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
@@ -85,11 +86,15 @@ def load_suite(path: str) -> m.Suite:
         if isinstance(pattern, str):
             issues += _read_include(path, marks, i, pattern, located, files, digest)
     issues += _semantic_issues(located, data, path, marks)
-    if not located and not issues:
-        issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include: or scenarios:"))
+    dataset = None
+    if isinstance(data.get("dataset"), dict) and not any(i.path.startswith("dataset") for i in issues):
+        dataset, found = load_dataset(data["dataset"], path, marks)
+        issues += found
+    if not located and not issues and dataset is None:
+        issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include:, scenarios: or dataset:"))
     if issues:
         raise SpecError(issues)
-    return _build_suite(data, located, path, tuple(files), digest.hexdigest())
+    return _build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset)
 
 
 def _read_include(path: str, marks: Marks, index: int, pattern: str, located: list[Located], files: list[str],
@@ -152,16 +157,20 @@ def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[st
     return inside, issues
 
 
-def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str) -> m.Suite:
+def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str,
+                 dataset: m.DatasetSource | None) -> m.Suite:
     match = data.get("match", "word")
-    scenarios = tuple(_build_scenario(loc, match) for loc in located)
+    scenarios = tuple(build_scenario(loc, match) for loc in located)
+    defaults = _plain(data.get("defaults", {}))
+    if dataset is not None:  # unit threads are dated from the dataset's epoch unless one is declared
+        defaults.setdefault("epoch", dataset.epoch)
     resolved = {k: v for k, v in data.items() if k not in ("include", "scenarios")}
     resolved["scenarios"] = [loc.data for loc in located]
     return m.Suite(
         name=data["suite"],
         about=data.get("about", ""),
         scenarios=scenarios,
-        defaults=m.Defaults(**_plain(data.get("defaults", {}))),
+        defaults=m.Defaults(**defaults),
         policy=m.Policy(**_plain(data.get("policy", {}))),
         agent=m.AgentOptions(**_plain(data.get("agent", {}))),
         match=data.get("match", "word"),
@@ -170,6 +179,7 @@ def _build_suite(data: dict[str, Any], located: list[Located], path: str, files:
         files=files,
         sha256=sha,
         resolved=resolved,
+        dataset=dataset,
     )
 
 
@@ -178,7 +188,8 @@ def _plain(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if not k.startswith("x-")}
 
 
-def _build_scenario(loc: Located, match: str) -> m.Scenario:
+def build_scenario(loc: Located, match: str) -> m.Scenario:
+    """The typed scenario from its checked raw data (a file's, or a dataset unit's mapping)."""
     scn = loc.data
     tenant = default_tenant(scn)
     agents = tuple(m.Agent(a["id"], a.get("tenant") or tenant, a.get("role", "")) for a in scn.get("agents", []))

@@ -177,6 +177,31 @@ class AgentOptions:
 
 
 @dataclass(frozen=True)
+class DatasetSource:
+    """A published benchmark file a suite streams at run time (``dataset:``), verified at load.
+
+    ``path`` is resolved against the suite file's folder; ``variant`` and ``sha256`` are what the
+    file was verified to be (the declared values, or the ones found when none was declared).
+    ``questions`` are the selected question ids and ``units`` the scenario ids they run as, in
+    file order; ``epoch`` is the suite epoch the unit threads are dated from.
+    """
+
+    format: str
+    path: str
+    variant: str
+    sha256: str
+    questions: tuple[str, ...]
+    units: tuple[str, ...]
+    epoch: str
+    only: tuple[str, ...] = ()
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    grader: str | None = None
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
 class Suite:
     """A loaded, validated suite. ``sha256`` covers every file read, in order."""
 
@@ -192,3 +217,9 @@ class Suite:
     files: tuple[str, ...] = ()
     sha256: str = ""
     resolved: dict[str, Any] = field(default_factory=dict)
+    dataset: DatasetSource | None = None
+
+    @property
+    def scenario_ids(self) -> tuple[str, ...]:
+        """Every scenario id a run can take: the inline and included ones, then the dataset's units."""
+        return tuple(s.id for s in self.scenarios) + (self.dataset.units if self.dataset else ())
