@@ -1,6 +1,7 @@
 """Planning: a pure function from a suite to the ordered steps of each scenario. No I/O.
 
-Every scenario expands to: write (documents, learnings, conversations exchange by exchange) →
+Every scenario expands to: write (documents, learnings, conversations exchange by exchange, or a
+replayed thread in one step) →
 settle → [forget what the scenario declares, settle the forget] → probe (phase recall) →
 synthesise → probe again (phase synthesis) → forget everything written.
 """
@@ -17,7 +18,7 @@ from memeval.spec.times import instant
 PHASES = ("recall", "synthesis")
 
 
-StepKind = Literal["write_document", "write_learning", "exchange", "settle", "forget_declared", "probe", "synthesise",
+StepKind = Literal["write_document", "write_learning", "exchange", "replay", "settle", "forget_declared", "probe", "synthesise",
                    "forget_all"]
 """What a planned step does."""
 
@@ -40,9 +41,10 @@ def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:
     return instant(epoch, day, seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def turn_time(defaults: Defaults, day: int, turn: int) -> str:
-    """When turn ``turn`` of a thread starting on ``day`` happened (turns are evenly spaced)."""
-    return timestamp(defaults.epoch, day, turn * defaults.turn_spacing_s)
+def turn_time(defaults: Defaults, day: int, turn: int, start_s: float = 0.0) -> str:
+    """When turn ``turn`` of a thread starting on ``day`` at ``start_s`` seconds after the
+    epoch's time happened (turns are evenly spaced)."""
+    return timestamp(defaults.epoch, day, start_s + turn * defaults.turn_spacing_s)
 
 
 def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
@@ -57,8 +59,12 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
         at = timestamp(d.epoch, lrn.day) if lrn.day is not None else None
         steps.append(Step("write_learning", sid, lrn.id, at=at, note=f"{lrn.tenant}/learnings"))
     for thread in scenario.threads:
+        if thread.replay:
+            steps.append(Step("replay", sid, thread.id, at=turn_time(d, thread.day, 0, thread.start_s),
+                              note=f"{thread.agent}@{thread.tenant}, {len(thread.exchanges)} exchanges"))
+            continue
         for i, _ in enumerate(thread.exchanges):
-            at = turn_time(d, thread.day, 2 * i)
+            at = turn_time(d, thread.day, 2 * i, thread.start_s)
             steps.append(Step("exchange", sid, thread.id, index=i, at=at, note=f"{thread.agent}@{thread.tenant}"))
     writes = len(scenario.documents) + len(scenario.learnings) + sum(t.turns for t in scenario.threads)
     steps.append(Step("settle", sid, note=f"{writes} writes"))
@@ -99,6 +105,8 @@ def _describe(step: Step) -> str:
         return f"write       learning {step.ref} -> {step.note}" + (f" @ {step.at}" if step.at else "")
     if k == "exchange":
         return f"exchange    {step.ref}#{step.index} {step.note} (turns {2 * step.index}-{2 * step.index + 1}) @ {step.at}"
+    if k == "replay":
+        return f"replay      {step.ref} {step.note} as written, no recall before a turn @ {step.at}"
     if k == "settle":
         return f"settle      until {step.note} are listed"
     if k == "forget_declared":

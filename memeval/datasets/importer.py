@@ -15,7 +15,7 @@ from memeval.errors import UsageError
 # what the YAML language cannot say yet, written into every imported suite so a reader of the
 # files knows which x- keys carry what (and why the probes' style is a placeholder)
 NOTES = [
-    "threads are dated by day only: the time of day is kept in each thread's x-started_at",
+    "threads are past sessions: replay: true writes their turns as they stand (no recall before each turn)",
     "a probe cannot carry its asking time: LongMemEval's question_date is kept in x-asked_at",
     "groups cannot name a question type or LoCoMo category: kept in x-question_type / x-category_name",
     "evidence has no place per turn: LongMemEval's has_answer is kept in x-has_answer, LoCoMo's dia ids in x-dia_ids",

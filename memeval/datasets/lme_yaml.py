@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LmeInstance, Turn
-from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, scenario_id, unique_ids
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id, scenario_id, unique_ids
 
 AGENT = "assistant"
 
@@ -32,9 +32,9 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
         exchanges, dropped = exchanges_of(session.turns)
         result.dropped_turns += dropped
         if exchanges:
-            threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "exchanges": exchanges,
-                            "x-session_id": session.id, "x-date": session.date_text,
-                            "x-started_at": iso(session.date)})
+            threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "time": clock(session.date),
+                            "replay": True, "exchanges": exchanges, "x-session_id": session.id,
+                            "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
         "expect": [instance.answer],

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LocomoQuestion, LocomoSample, LocomoTurn
-from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, scenario_id
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, safe_id, scenario_id
 
 AGENT = "reader"
 
@@ -50,7 +50,8 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
         exchanges = exchanges_of(session.turns)
         if exchanges:
             threads.append({"id": f"session-{session.number}", "agent": AGENT, "day": day_of(epoch, session.date),
-                            "exchanges": exchanges, "x-date": session.date_text, "x-started_at": iso(session.date)})
+                            "time": clock(session.date), "replay": True, "exchanges": exchanges,
+                            "x-date": session.date_text})
     return {"scenario": scenario_id("locomo", sample.sample_id),
             "about": f"LoCoMo conversation {sample.sample_id} between {sample.speaker_a} and {sample.speaker_b}, "
                      f"{len(sample.sessions)} dated sessions.",

@@ -2,7 +2,7 @@
 per question (LongMemEval) or conversation (LoCoMo) under ``scenarios/``.
 
 Files are written one unit at a time, so an import never holds more than one unit in memory.
-What the YAML language cannot yet say (time of day, asking time, evidence ids per turn, the
+What the YAML language cannot yet say (asking time, evidence ids per turn, the
 question type or category as a KPI bucket) is carried in ``x-`` keys so nothing is lost.
 """
 
@@ -95,6 +95,11 @@ def suite_document(name: str, about: str, epoch: datetime, extra: dict[str, Any]
     """The suite file: every scenario file under ``scenarios/``, dated from ``epoch``."""
     return {"suite": safe_id(name), "about": about, "include": ["scenarios/*.yaml"],
             "defaults": {"epoch": epoch.strftime("%Y-%m-%dT%H:%M:%SZ")}, **extra}
+
+
+def clock(when: datetime) -> str:
+    """A thread's time of day (``HH:MM``), which the day number leaves out."""
+    return when.strftime("%H:%M")
 
 
 def iso(when: datetime) -> str:

@@ -94,6 +94,8 @@ class ScenarioRun:
                 self._write_learning(step)
             case "exchange":
                 self._exchange(step)
+            case "replay":
+                self._replay(step)
             case "settle":
                 self._settle()
             case "forget_declared":
@@ -130,7 +132,7 @@ class ScenarioRun:
         d = self.suite.defaults
         memory = self.ctx.memory(thread.agent, thread.tenant)
         logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
-                                               turn_time(d, thread.day, 2 * step.index + 1), d.window,
+                                               turn_time(d, thread.day, 2 * step.index + 1, thread.start_s), d.window,
                                                self.suite.agent.reply)
         self.state.replies[(thread.id, step.index)] = reply
         ns = self.state.namespaces[thread.tenant]
@@ -138,6 +140,19 @@ class ScenarioRun:
             self.state.note_write(thread.id, ns, logged)
         self.state.note_write(thread.id, ns, receipt.id)
         self.state.tool_calls += len(thread.exchanges[step.index].tools)
+
+    def _replay(self, step: Step) -> None:
+        thread = self.scenario.thread(step.ref)
+        d = self.suite.defaults
+        turns = []
+        for i, ex in enumerate(thread.exchanges):
+            turns.append((2 * i, "user", ex.user, turn_time(d, thread.day, 2 * i, thread.start_s)))
+            if ex.reply is not None:
+                turns.append((2 * i + 1, "assistant", ex.reply, turn_time(d, thread.day, 2 * i + 1, thread.start_s)))
+            self.state.replies[(thread.id, i)] = ex.reply or ""
+        ns = self.state.namespaces[thread.tenant]
+        for receipt in self.ctx.memory(thread.agent, thread.tenant).replay(thread.id, turns):
+            self.state.note_write(thread.id, ns, receipt.id)
 
     def _settle(self) -> None:
         d = self.suite.defaults

@@ -200,13 +200,19 @@ def build_scenario(loc: Located, match: str) -> m.Scenario:
                       for x in scn.get("learnings", []))
     threads = tuple(
         m.Thread(t["id"], agent_tenant[t["agent"]], t["agent"], t.get("day", 0),
-                 tuple(_exchange(e) for e in t["exchanges"]))
+                 tuple(_exchange(e) for e in t["exchanges"]), _seconds(t.get("time", "00:00")), t.get("replay", False))
         for t in scn.get("threads", [])
     )
     probes = tuple(_probe(loc, i, p, agent_tenant, match) for i, p in enumerate(scn["probes"]))
     line, column = loc.marks.at(loc.base)
     return m.Scenario(scn["scenario"], scn["about"], tuple(scn.get("tenants") or ["main"]), agents, docs,
                       learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line, column, render_path(loc.base)))
+
+
+def _seconds(hhmm: str) -> float:
+    """A schema-checked ``HH:MM`` as seconds after midnight."""
+    hours, minutes = hhmm.split(":")
+    return float(int(hours) * 3600 + int(minutes) * 60)
 
 
 def _exchange(raw: dict[str, Any]) -> m.Exchange:

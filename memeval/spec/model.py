@@ -73,13 +73,17 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Thread:
-    """A conversation of one agent, starting ``day`` days after the epoch."""
+    """A conversation of one agent, starting ``day`` days and ``start_s`` seconds (its time of
+    day) after the epoch. A ``replay`` thread is past conversation: its turns are written as
+    they stand (batched where the engine allows), without the agent's recall before each turn."""
 
     id: str
     tenant: str
     agent: str
     day: int
     exchanges: tuple[Exchange, ...]
+    start_s: float = 0.0
+    replay: bool = False
 
     @property
     def turns(self) -> int:

@@ -37,7 +37,7 @@ def test_longmemeval_import_maps_each_question_to_its_own_dated_scenario(lme_sui
     assert scenario["tenants"] == ["q-e47becba"]
     threads = scenario["threads"]
     assert [t["x-session_id"] for t in threads] == ["answer_280352e9", "sharegpt_a1_0", "ultrachat_9_1"]
-    assert [t["day"] for t in threads] == [130, 132, 135] and threads[0]["x-started_at"] == "2023-05-20T02:21"
+    assert [t["day"] for t in threads] == [130, 132, 135] and threads[0]["time"] == "02:21" and threads[0]["replay"] is True
     assert threads[0]["exchanges"][0]["x-has_answer"] == ["user"]
     assert threads[0]["exchanges"][0]["reply"].startswith("Congratulations")
     probe = scenario["probes"][0]
