@@ -17,8 +17,8 @@ from memeval.errors import UsageError
 NOTES = [
     "threads are past sessions: replay: true writes their turns as they stand (no recall before each turn)",
     "a probe cannot carry its asking time: LongMemEval's question_date is kept in x-asked_at",
-    "groups cannot name a question type or LoCoMo category: kept in x-question_type / x-category_name",
-    "evidence has no place per turn: LongMemEval's has_answer is kept in x-has_answer, LoCoMo's dia ids in x-dia_ids",
+    "a probe's category is the question type (LongMemEval) or category name (LoCoMo; its id in x-category)",
+    "exchange ids are LoCoMo's dia ids, or <session>:<turn index> for LongMemEval; a probe's evidence cites them",
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
     "questions graded only by a judge (no value a pack can hold, or no trap to forbid) are listed under x-unmapped",
 ]

@@ -27,18 +27,19 @@ def unmapped_reason(instance: LmeInstance) -> str | None:
 def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> dict[str, Any]:
     """The scenario document for one mappable question (see :func:`unmapped_reason`)."""
     sid = scenario_id("longmemeval", instance.question_id)
-    threads = []
+    threads, evidence = [], []
     for session, tid in zip(instance.sessions, unique_ids([s.id for s in instance.sessions])):
-        exchanges, dropped = exchanges_of(session.turns)
+        exchanges, dropped = exchanges_of(tid, session.turns)
         result.dropped_turns += dropped
+        evidence += [i for e in exchanges for i in e.pop("has_answer", [])]
         if exchanges:
             threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "time": clock(session.date),
                             "replay": True, "exchanges": exchanges, "x-session_id": session.id,
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
-        "expect": [instance.answer],
-        "x-question_id": instance.question_id, "x-question_type": instance.question_type,
+        "expect": [instance.answer], "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
+        "x-question_id": instance.question_id,
         "x-question_date": instance.asked_text, "x-asked_at": iso(instance.asked_at),
         "x-asked_day": day_of(epoch, instance.asked_at),
         "x-answer_session_ids": list(instance.answer_session_ids)}
@@ -50,21 +51,27 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
             "threads": threads, "probes": [probe]}
 
 
-def exchanges_of(turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:
-    """User turns open exchanges; the assistant turn after a user turn is its reply. Returns the
-    exchanges and how many turns were dropped: empty turns, and an assistant turn with no user
-    turn before it (the language has no exchange without a user turn)."""
+def exchanges_of(thread_id: str, turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:
+    """User turns open exchanges; the assistant turn after a user turn is its reply. Each turn
+    kept is named ``<thread id>:<index in the session>`` (its ``ids``); an exchange holding an
+    evidence turn (``has_answer``) lists those ids under the transient key ``has_answer``, which
+    the caller pops. Returns the exchanges and how many turns were dropped: empty turns, and an
+    assistant turn with no user turn before it (the language has no exchange without a user turn)."""
     out: list[dict[str, Any]] = []
     dropped = 0
-    for turn in turns:
+    for index, turn in enumerate(turns):
+        tid = f"{thread_id}:{index}"
         if not turn.content.strip():
             dropped += 1
-        elif turn.role == "user":
-            out.append({"user": turn.content, **({"x-has_answer": ["user"]} if turn.has_answer else {})})
+            continue
+        if turn.role == "user":
+            out.append({"user": turn.content, "ids": [tid]})
         elif out and "reply" not in out[-1]:
             out[-1]["reply"] = turn.content
-            if turn.has_answer:
-                out[-1]["x-has_answer"] = out[-1].get("x-has_answer", []) + ["reply"]
+            out[-1]["ids"].append(tid)
         else:
             dropped += 1
+            continue
+        if turn.has_answer:
+            out[-1].setdefault("has_answer", []).append(tid)
     return out, dropped

@@ -61,15 +61,16 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
 
 
 def probe(question: LocomoQuestion) -> dict[str, Any]:
-    """One question as a probe: its category by real name and its evidence ids in ``x-`` keys."""
+    """One question as a probe: its category by real name and its evidence dia ids."""
     out: dict[str, Any] = {"id": safe_id(question.id), "route": "ask", "agent": AGENT,
                            "question": question.question, "style": STYLE}
     if question.category == 5:
         out.update(abstain=True, forbid=[question.adversarial_answer], groups=["abstention"])
     else:
         out["expect"] = [gold(question)]
-    out.update({"x-question_id": question.id, "x-category": question.category,
-                "x-category_name": question.category_name, "x-evidence": list(question.evidence)})
+    out.update({"category": question.category_name, "x-question_id": question.id, "x-category": question.category})
+    if question.evidence:
+        out["evidence"] = list(question.evidence)
     if question.answer is not None and question.answer != gold(question):
         out["x-answer"] = question.answer
     return out
@@ -84,7 +85,7 @@ def turn_text(turn: LocomoTurn) -> str:
 
 def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
     """Consecutive turns paired into exchanges (the first as ``user``, the next as ``reply``),
-    each with its dia ids and any photo's url and search query in ``x-`` keys."""
+    each with its dia ids and any photo's url and search query (in ``x-photos``)."""
     kept = [t for t in turns if t.text.strip() or t.blip_caption]
     out = []
     for start in range(0, len(kept), 2):
@@ -92,7 +93,7 @@ def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
         exchange: dict[str, Any] = {"user": turn_text(pair[0])}
         if len(pair) == 2:
             exchange["reply"] = turn_text(pair[1])
-        exchange["x-dia_ids"] = [t.dia_id for t in pair]
+        exchange["ids"] = [t.dia_id for t in pair]
         photos = [{"dia_id": t.dia_id, "img_url": t.img_url, "query": t.query} for t in pair if t.img_url or t.query]
         if photos:
             exchange["x-photos"] = photos

@@ -217,7 +217,7 @@ def _seconds(hhmm: str) -> float:
 
 def _exchange(raw: dict[str, Any]) -> m.Exchange:
     tools = tuple(m.Tool(t["name"], t["result"], t.get("carried", True)) for t in raw.get("tools", []))
-    return m.Exchange(raw["user"], raw.get("reply"), tools)
+    return m.Exchange(raw["user"], raw.get("reply"), tools, tuple(raw.get("ids", [])))
 
 
 def _probe(loc: Located, index: int, p: dict[str, Any], agent_tenant: dict[str, str], match: str) -> m.Probe:
@@ -230,4 +230,5 @@ def _probe(loc: Located, index: int, p: dict[str, Any], agent_tenant: dict[str, 
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
+        category=p.get("category"), evidence=tuple(p.get("evidence", [])),
     )

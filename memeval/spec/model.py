@@ -64,11 +64,13 @@ class Tool:
 
 @dataclass(frozen=True)
 class Exchange:
-    """One user turn and the agent's reply (scripted when ``reply`` is None)."""
+    """One user turn and the agent's reply (scripted when ``reply`` is None). ``ids`` name the
+    user turn and the reply (a benchmark's turn ids, which a probe's ``evidence`` cites)."""
 
     user: str
     reply: str | None = None
     tools: tuple[Tool, ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,8 @@ class Probe:
     phases: tuple[str, ...] = ("recall", "synthesis")
     match: str = "word"
     origin: Origin | None = None
+    category: str | None = None
+    evidence: tuple[str, ...] = ()
 
     @property
     def scored(self) -> bool:

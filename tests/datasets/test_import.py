@@ -38,10 +38,11 @@ def test_longmemeval_import_maps_each_question_to_its_own_dated_scenario(lme_sui
     threads = scenario["threads"]
     assert [t["x-session_id"] for t in threads] == ["answer_280352e9", "sharegpt_a1_0", "ultrachat_9_1"]
     assert [t["day"] for t in threads] == [130, 132, 135] and threads[0]["time"] == "02:21" and threads[0]["replay"] is True
-    assert threads[0]["exchanges"][0]["x-has_answer"] == ["user"]
+    assert threads[0]["exchanges"][0]["ids"] == ["answer_280352e9:0", "answer_280352e9:1"]
     assert threads[0]["exchanges"][0]["reply"].startswith("Congratulations")
     probe = scenario["probes"][0]
-    assert probe["expect"] == ["Business Administration"] and probe["x-question_type"] == "single-session-user"
+    assert probe["expect"] == ["Business Administration"] and probe["category"] == "single-session-user"
+    assert probe["evidence"] == ["answer_280352e9:0"]
     assert probe["x-question_date"] == "2023/05/30 (Tue) 23:17" and probe["x-asked_day"] == 140
     assert _load(out / "scenarios" / "lme-118b2229.yaml")["probes"][0]["expect"] == ["3"]
 
@@ -68,13 +69,13 @@ def test_locomo_import_prints_the_category_map_and_maps_category_5_to_abstention
     assert [t["id"] for t in conv["threads"]] == ["session-1", "session-2"] and [t["day"] for t in conv["threads"]] == [108, 125]  # from conv-30's 20 January
     first = conv["threads"][0]["exchanges"]
     assert first[0] == {"user": "Caroline: Hey Mel! I went to an LGBTQ support group yesterday.",
-                        "reply": "Melanie: That's great, Caroline! I painted a sunrise last week.", "x-dia_ids": ["D1:1", "D1:2"]}
+                        "reply": "Melanie: That's great, Caroline! I painted a sunrise last week.", "ids": ["D1:1", "D1:2"]}
     assert first[1]["user"] == "Caroline: Look at this! [shares a photo: a photo of a rainbow flag]"
     assert first[1]["x-photos"][0]["query"] == "rainbow flag parade"
     probes = {p["id"]: p for p in conv["probes"]}
     assert probes["conv-26-q6"]["abstain"] is True and probes["conv-26-q6"]["forbid"] == ["a sunrise"] and probes["conv-26-q6"]["groups"] == ["abstention"]
     assert probes["conv-26-q4"]["expect"] == ["adoption"] and probes["conv-26-q4"]["x-answer"].startswith("adoption;")
-    assert probes["conv-26-q3"]["x-category_name"] == "multi-hop" and probes["conv-26-q3"]["x-evidence"] == ["D1:2", "D2:1"]
+    assert probes["conv-26-q3"]["category"] == "multi-hop" and probes["conv-26-q3"]["evidence"] == ["D1:2", "D2:1"]
     assert probes["conv-26-q5"]["expect"] == ["1"]
     assert cli(["validate", str(tmp_path / "lc" / "suite.yaml")]) == 0
     assert cli(["run", str(tmp_path / "lc" / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
