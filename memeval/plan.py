@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from memeval.datasets.units import suite_scenarios
+from memeval.spec.units import suite_scenarios
 from memeval.spec.model import Defaults, Scenario, Suite
 from memeval.spec.times import instant
 

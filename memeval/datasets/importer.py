@@ -20,7 +20,8 @@ NOTES = [
     "a probe's category is the question type (LongMemEval) or category name (LoCoMo; its id in x-category)",
     "exchange ids are LoCoMo's dia ids, or <session>:<turn index> for LongMemEval; a probe's evidence cites them",
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
-    "questions graded only by a judge (no value a pack can hold, or no trap to forbid) are listed under x-unmapped",
+    "abstention questions (_abs, LoCoMo category 5) are answer_only: the model's answer is graded, not the pack",
+    "questions graded only by a judge (a preference rubric: no value a pack can hold) are listed under x-unmapped",
 ]
 
 

@@ -14,9 +14,6 @@ AGENT = "assistant"
 
 def unmapped_reason(instance: LmeInstance) -> str | None:
     """Why a question cannot be an ordinary probe today, or None when it can."""
-    if instance.abstention:
-        return ("abstention (_abs): an abstention probe needs forbid (the invented answers), and the file "
-                "names none; graded by the judge only")
     if instance.question_type == "single-session-preference":
         return "single-session-preference: the answer is a rubric, not a value a pack can hold; judge only"
     if not instance.answer.strip():
@@ -38,7 +35,9 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
-        "expect": [instance.answer], "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
+        **({"abstain": True, "answer_only": True, "groups": ["abstention"], "x-answer": instance.answer}
+           if instance.abstention else {"expect": [instance.answer]}),
+        "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
         "x-question_id": instance.question_id,
         "x-question_date": instance.asked_text, "x-asked_at": iso(instance.asked_at),
         "x-asked_day": day_of(epoch, instance.asked_at),

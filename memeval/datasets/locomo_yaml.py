@@ -22,8 +22,6 @@ def gold(question: LocomoQuestion) -> str | None:
 def unmapped_reason(question: LocomoQuestion) -> str | None:
     """Why a question cannot be an ordinary probe today, or None when it can."""
     if question.category == 5:
-        if not question.adversarial_answer:
-            return "category 5 without adversarial_answer: an abstention probe needs forbid; judge/phrase rule only"
         return None
     if not (gold(question) or "").strip():
         return f"category {question.category} with no answer in the file"
@@ -64,8 +62,10 @@ def probe(question: LocomoQuestion) -> dict[str, Any]:
     """One question as a probe: its category by real name and its evidence dia ids."""
     out: dict[str, Any] = {"id": safe_id(question.id), "route": "ask", "agent": AGENT,
                            "question": question.question, "style": STYLE}
-    if question.category == 5:
-        out.update(abstain=True, forbid=[question.adversarial_answer], groups=["abstention"])
+    if question.category == 5:  # the trap is often truly in the conversation: graded on the answer alone
+        out.update(abstain=True, answer_only=True, groups=["abstention"])
+        if question.adversarial_answer:
+            out["x-adversarial_answer"] = question.adversarial_answer
     else:
         out["expect"] = [gold(question)]
     out.update({"category": question.category_name, "x-question_id": question.id, "x-category": question.category})

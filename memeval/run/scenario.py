@@ -24,6 +24,7 @@ from memeval.run.options import RunOptions
 from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import build_beliefs, derived_lines, inspect_derived, wait_for_enrichment
 from memeval.run.waits import settle
+from memeval.run.evidence import turn_texts, with_evidence
 from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
@@ -68,6 +69,7 @@ class ScenarioRun:
                                    suite.agent.probe_questions == "isolated", options.enrich_wait_s or 0.0,
                                    options.enrich_poll_s, timings, self.state.replies)
         self.runner = ProbeRunner(self.ctx)
+        self.texts = turn_texts(scenario)
 
     def run(self) -> ScenarioResult:
         """Run every step; always forget what was written unless ``keep``."""
@@ -101,7 +103,9 @@ class ScenarioRun:
             case "forget_declared":
                 self._forget_declared()
             case "probe":
-                self.probes.append(self.runner.run(step, self.state.forgotten_declared, self.state.derived))
+                probe = next(p for p in self.scenario.probes if p.id == step.ref)
+                result = self.runner.run(step, self.state.forgotten_declared, self.state.derived)
+                self.probes.append(with_evidence(result, probe, self.texts))
             case "synthesise":
                 self._synthesise()
             case "forget_all":

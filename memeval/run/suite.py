@@ -12,7 +12,8 @@ from memeval import __version__
 from memeval.agent import Timings
 from memeval.engines.base import Engine, ReportsUsage
 from memeval.engines.base import Usage as EngineUsage
-from memeval.datasets.units import suite_scenarios
+from memeval.run.benchmark import benchmark_info
+from memeval.spec.units import suite_scenarios
 from memeval.errors import EngineError, UsageError
 from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
     TimingLabel, Usage
@@ -132,6 +133,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         usage=_sum_usage([e.scenario.usage for e in entries]),
         timings={label: tuple(samples) for label, samples in timings.items()},
         interrupted=interrupted,
+        benchmark=benchmark_info(suite),
     )
     return derive(record)
 

@@ -230,5 +230,5 @@ def _probe(loc: Located, index: int, p: dict[str, Any], agent_tenant: dict[str, 
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
-        category=p.get("category"), evidence=tuple(p.get("evidence", [])),
+        category=p.get("category"), evidence=tuple(p.get("evidence", [])), answer_only=p.get("answer_only", False),
     )

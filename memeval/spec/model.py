@@ -120,6 +120,7 @@ class Probe:
     origin: Origin | None = None
     category: str | None = None
     evidence: tuple[str, ...] = ()
+    answer_only: bool = False
 
     @property
     def scored(self) -> bool:

@@ -86,3 +86,31 @@ def test_a_dataset_suite_runs_on_fake_cortex(tmp_path, capsys, fmt):
     assert cli(["run", str(suite), "--engine", FAKE_DEF, "--out", str(tmp_path / "run"), "--quiet"]) == 0
     record = read_run(str(tmp_path / "run" / "run.json"))
     assert record.engine.name == "cortex" and {p.scenario for p in record.probes} <= set(load_suite(str(suite)).scenario_ids)
+
+
+@pytest.mark.parametrize("fmt, rows", [
+    ("longmemeval", ["| single-session-user | 100.0% | 1 |", "| abstention (_abs) | – | 0 |", "task-averaged"]),
+    ("locomo", ["| 4 single-hop |", "| overall, without category 5 |", "Policy: overall is reported twice",
+                "Category map (the file's ids): 1 multi-hop, 2 temporal"]),
+])
+def test_the_report_shows_the_benchmark_tables_source_and_graders(tmp_path, capsys, fmt, rows):
+    suite = _dataset_suite(tmp_path, fmt)
+    assert cli(["run", str(suite), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    record = read_run(str(tmp_path / "run" / "run.json"))
+    assert record.benchmark is not None and record.benchmark.format == fmt and len(record.benchmark.sha256) == 64
+    md = (tmp_path / "run" / "run.md").read_text()
+    section = md[md.index("## Benchmark"):md.index("## KPIs")]
+    assert record.benchmark.sha256 in section and "QA accuracy needs a model" in section
+    assert all(g.name in section and g.upstream_commit[:12] in section for g in record.benchmark.graders)
+    for row in rows:
+        assert row in section
+    assert "Evidence recall in the pack:" in section and "<h2>Benchmark" in (tmp_path / "run" / "run.html").read_text()
+    # an abstention question is graded on the answer alone: without a model it is in no pack-level n
+    abstain = [p for p in record.probes if p.abstain]
+    assert abstain and all(p.invented is None and p.answer_ok is None for p in abstain)
+
+
+def test_a_plain_suite_has_no_benchmark_section(tmp_path, capsys):
+    assert cli(["run", os.path.join(ROOT, "tests", "fixtures", "mini.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) in (0, 1)
+    assert "## Benchmark" not in (tmp_path / "run" / "run.md").read_text()
+    assert read_run(str(tmp_path / "run" / "run.json")).benchmark is None
