@@ -116,6 +116,8 @@ class ProbeResult:
     """The benchmark question type or category, by its real name (None: the probe names none)."""
     evidence_recall: float | None = omitted(default=None)
     """The fraction of the probe's evidence turns whose text is in the pack (None: no evidence, or not scored)."""
+    grader_score: float | None = omitted(default=None)
+    """The model answer's score in [0, 1] by the suite's benchmark grader (None: not answered, or not applied)."""
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memeval.datasets.model import LOCOMO_CATEGORIES
 from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
 from memeval.record import BenchmarkInfo, ProbeResult, RunRecord
+from memeval.score.benchmark import APPLIED
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
             "the gold answer in the pack (an abstention question: no trap answer in the pack)")
@@ -40,8 +41,15 @@ def benchmark_view(record: RunRecord) -> BenchmarkView | None:
         return None
     probes = [p for p in record.probes if p.phase == "recall" and p.category is not None]
     model = record.answerer is not None
-    measure = "model answer, memeval grader" if model else NO_MODEL
-    rows, notes = _lme_rows(probes, model) if info.format == "longmemeval" else _locomo_rows(probes, model)
+    graded = model and info.grader in APPLIED
+    rows, notes = _lme_rows(probes, model) if info.format == "longmemeval" else _locomo_rows(probes, model, graded)
+    if not model:
+        measure = NO_MODEL
+    elif info.grader in APPLIED:
+        measure = f"model answer, scored by {info.grader}"
+    else:
+        measure = "model answer, graded by memeval's matcher" + \
+            (f" ({info.grader} is a judge grader, not applied by memeval run yet)" if info.grader != "memeval" else "")
     asked = len({(p.scenario, p.id) for p in probes})
     if asked < info.questions:
         notes += (f"{info.questions - asked} of the {info.questions} selected questions have no probe (a preference "
@@ -76,11 +84,13 @@ def _lme_rows(probes: list[ProbeResult], model: bool) -> tuple[tuple[tuple[str, 
     return tuple(rows), notes
 
 
-def _locomo_rows(probes: list[ProbeResult], model: bool) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+def _locomo_rows(probes: list[ProbeResult], model: bool,
+                 graded: bool) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
     outcomes = []
     for p in probes:
         ok = _correct(p, model)
-        outcomes.append(LocomoOutcome(p.id, _IDS.get(p.category or "", 0), None if ok is None else float(ok)))
+        score = p.grader_score if graded else (None if ok is None else float(ok))
+        outcomes.append(LocomoOutcome(p.id, _IDS.get(p.category or "", 0), score))
     table = locomo_table(outcomes)
     rows = [(m.name, _pct(m.mean), str(m.n)) for m in (*table.per_category, table.with_adversarial,
                                                         table.without_adversarial)]
