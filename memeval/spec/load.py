@@ -90,6 +90,8 @@ def load_suite(path: str) -> m.Suite:
     if isinstance(data.get("dataset"), dict) and not any(i.path.startswith("dataset") for i in issues):
         dataset, found = load_dataset(data["dataset"], path, marks)
         issues += found
+        if dataset is not None:  # the suite's hash covers the data it runs, so a resume checks it too
+            digest.update(dataset.sha256.encode())
     if not located and not issues and dataset is None:
         issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include:, scenarios: or dataset:"))
     if issues:

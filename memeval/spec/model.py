@@ -212,7 +212,7 @@ class DatasetSource:
 
 @dataclass(frozen=True)
 class Suite:
-    """A loaded, validated suite. ``sha256`` covers every file read, in order."""
+    """A loaded, validated suite. ``sha256`` covers every file read, in order, and the dataset's sha256."""
 
     name: str
     about: str

@@ -114,3 +114,19 @@ def test_a_plain_suite_has_no_benchmark_section(tmp_path, capsys):
     assert cli(["run", os.path.join(ROOT, "tests", "fixtures", "mini.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) in (0, 1)
     assert "## Benchmark" not in (tmp_path / "run" / "run.md").read_text()
     assert read_run(str(tmp_path / "run" / "run.json")).benchmark is None
+
+
+def test_a_killed_dataset_run_resumes_question_by_question(tmp_path, capsys):
+    suite = _dataset_suite(tmp_path, "locomo")
+    out = tmp_path / "run"
+    assert cli(["run", str(suite), "--out", str(out), "--quiet"]) == 0
+    journal = out / "checkpoint.jsonl"
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:3]) + "\n")  # header, then the first conversation started and finished
+    capsys.readouterr()
+    assert cli(["run", str(suite), "--resume", str(out)]) == 0
+    printed = capsys.readouterr()
+    text = printed.out + printed.err
+    assert "scenario locomo-conv-26: taken from the checkpoint" in text and "scenario locomo-conv-30: running" in text
+    assert "progress: 2/2 units done" in text
+    assert {p.scenario for p in read_run(str(out / "run.json")).probes} == {"locomo-conv-26", "locomo-conv-30"}
