@@ -2,6 +2,7 @@
 
     python benchmarks/bench_datasets.py                       # 500 questions x 50 sessions x 10 turns
     python benchmarks/bench_datasets.py --questions 50        # a quick look
+    python benchmarks/bench_datasets.py --dataset-questions 50  # project the full run from 50
 
 Writes a synthetic LongMemEval-format file (``memeval generate``'s generator: 500 haystacks of
 500 turns, ~120 words a turn, about the size of ``longmemeval_s.json``), then measures, each
@@ -18,8 +19,11 @@ stage in a fresh process so its peak RSS is its own:
   YAML route, one haystack of 500 turns after another, each exchange played through the
   scripted agent (a pre-turn recall per exchange) as every memeval scenario is.
 
-Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the stage's process. Running all
-500 questions from the file itself needs the dataset-sourced suite route, which is not built yet.
+- ``dataset``: ``memeval run`` of a suite declaring ``dataset:`` over the same file (all
+  questions, or ``--dataset-questions N``): the file streamed, each question's haystack built in
+  memory, run in a fresh tenant and let go; wall time, s/question and peak RSS.
+
+Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the stage's process.
 """
 
 from __future__ import annotations
@@ -106,7 +110,25 @@ def stage_run(suite_dir: str, questions: int, out: str) -> dict[str, float]:
     return {"seconds": time.perf_counter() - start, "questions": min(questions, len(scenarios))}
 
 
-STAGES = {"generate": stage_generate, "stream": stage_stream, "json.load": stage_json_load, "import": stage_import, "run": stage_run}
+def stage_dataset_run(path: str, questions: int, out: str) -> dict[str, float]:
+    """``memeval run`` of a suite declaring ``dataset:`` (the file streamed, one question's
+    haystack at a time, nothing written as YAML) on the reference engine without a model."""
+    from memeval.cli import main
+
+    suite = Path(out).parent / "dataset-suite.yaml"
+    suite.write_text(f"suite: lme-synthetic\nabout: streamed\ndataset:\n  format: longmemeval\n  path: {path}\n"
+                     f"  variant: synthetic\n  limit: {questions}\n", encoding="utf-8")
+    start = time.perf_counter()
+    try:
+        main(["run", str(suite), "--engine", BM25_ENGINE, "--out", out, "--quiet"])
+    except SystemExit as done:
+        if done.code:
+            raise
+    return {"seconds": time.perf_counter() - start, "questions": questions}
+
+
+STAGES = {"generate": stage_generate, "stream": stage_stream, "json.load": stage_json_load, "import": stage_import,
+          "run": stage_run, "dataset-run": stage_dataset_run}
 
 
 def _run_stage(name: str, *args: object) -> dict[str, float]:
@@ -124,6 +146,7 @@ def main() -> None:
     parser.add_argument("--turn-words", type=int, default=120)
     parser.add_argument("--import-limit", type=int, default=50, help="Scenarios the import stage writes.")
     parser.add_argument("--run-questions", type=int, default=5, help="Imported scenarios run on the reference engine.")
+    parser.add_argument("--dataset-questions", type=int, help="Questions the dataset-sourced run takes (default: all).")
     parser.add_argument("--stage", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
@@ -158,6 +181,12 @@ def main() -> None:
         run = _run_stage("run", suite, args.run_questions, os.path.join(tmp, "run"))
         print(f"run        {run['seconds']:7.1f} s  {run['questions']:.0f} questions of 500 turns on reference-bm25, "
               f"{run['seconds'] / run['questions']:.2f} s/question  peak RSS {run['peak_rss_mb']:7.1f} MB")
+        wanted = min(args.dataset_questions or args.questions, args.questions)
+        full = _run_stage("dataset-run", path, wanted, os.path.join(tmp, "dataset-run"))
+        per = full["seconds"] / full["questions"]
+        print(f"dataset    {full['seconds']:7.1f} s  {full['questions']:.0f} questions streamed from the file (dataset: suite) "
+              f"on reference-bm25, {per:.2f} s/question, {per * args.questions / 60:.1f} min for {args.questions}  "
+              f"peak RSS {full['peak_rss_mb']:7.1f} MB")
 
 
 if __name__ == "__main__":

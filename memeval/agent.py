@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from memeval.engines.base import Answers, BuildsBeliefs, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt
+from memeval.engines.base import (Answers, BuildsBeliefs, Engine, MemoryItem, RecallRequest, ToolCallRef, WriteReceipt,
+                                  WritesBatch)
 from memeval.freshness import prefer_fresh
 from memeval.pack import Pack, Section, assemble, render_item
 from memeval.record import TimingLabel
@@ -137,10 +138,23 @@ class AgentMemory:
         self.timings.add(TimingLabel.BRIEF, _ms(start))
         return pack
 
+    def replay(self, thread: str, turns: list[tuple[int, str, str, str]]) -> list[WriteReceipt]:
+        """Write past turns ``(turn, role, text, at)`` of ``thread`` as they stand, with no recall
+        between them: in one :meth:`~memeval.engines.base.WritesBatch.write_many` call where the
+        engine has it, else one write each."""
+        start = time.perf_counter()
+        items = [self._item(thread, turn, role, text, (), at) for turn, role, text, at in turns]
+        receipts = self.engine.write_many(items) if isinstance(self.engine, WritesBatch) else \
+            [self.engine.write(item) for item in items]
+        self.timings.add(TimingLabel.REPLAY, _ms(start))
+        return receipts
+
     def _log(self, thread: str, turn: int, role: str, text: str, calls: tuple[ToolCallRef, ...], at: str | None) -> WriteReceipt:
-        item = MemoryItem(self.tenant, f"agent:{self.agent}", "turn", text, role=role, thread=thread, turn=turn,
+        return self.engine.write(self._item(thread, turn, role, text, calls, at))
+
+    def _item(self, thread: str, turn: int, role: str, text: str, calls: tuple[ToolCallRef, ...], at: str | None) -> MemoryItem:
+        return MemoryItem(self.tenant, f"agent:{self.agent}", "turn", text, role=role, thread=thread, turn=turn,
                           agent=self.agent, at=at, tool_calls=calls)
-        return self.engine.write(item)
 
     def _pack(self, query: str | None, exclude: Exclusion, lead: list[Section] | None = None, front: str = "",
               title: str | None = None) -> Pack:

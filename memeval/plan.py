@@ -1,6 +1,7 @@
 """Planning: a pure function from a suite to the ordered steps of each scenario. No I/O.
 
-Every scenario expands to: write (documents, learnings, conversations exchange by exchange) →
+Every scenario expands to: write (documents, learnings, conversations exchange by exchange, or a
+replayed thread in one step) →
 settle → [forget what the scenario declares, settle the forget] → probe (phase recall) →
 synthesise → probe again (phase synthesis) → forget everything written.
 """
@@ -10,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from memeval.spec.units import suite_scenarios
 from memeval.spec.model import Defaults, Scenario, Suite
 from memeval.spec.times import instant
 
 PHASES = ("recall", "synthesis")
 
 
-StepKind = Literal["write_document", "write_learning", "exchange", "settle", "forget_declared", "probe", "synthesise",
+StepKind = Literal["write_document", "write_learning", "exchange", "replay", "settle", "forget_declared", "probe", "synthesise",
                    "forget_all"]
 """What a planned step does."""
 
@@ -41,9 +43,10 @@ def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:
     return instant(epoch, day, seconds).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def turn_time(defaults: Defaults, day: int, turn: int) -> str:
-    """When turn ``turn`` of a thread starting on ``day`` happened (turns are evenly spaced)."""
-    return timestamp(defaults.epoch, day, turn * defaults.turn_spacing_s)
+def turn_time(defaults: Defaults, day: int, turn: int, start_s: float = 0.0) -> str:
+    """When turn ``turn`` of a thread starting on ``day`` at ``start_s`` seconds after the
+    epoch's time happened (turns are evenly spaced)."""
+    return timestamp(defaults.epoch, day, start_s + turn * defaults.turn_spacing_s)
 
 
 def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
@@ -59,8 +62,12 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
         steps.append(Step("write_learning", sid, lrn.id, at=at, note=f"{lrn.tenant}/learnings"))
     every = suite.policy.build_beliefs_every
     for thread in scenario.threads:
+        if thread.replay:
+            steps.append(Step("replay", sid, thread.id, at=turn_time(d, thread.day, 0, thread.start_s),
+                              note=f"{thread.agent}@{thread.tenant}, {len(thread.exchanges)} exchanges"))
+            continue
         for i, _ in enumerate(thread.exchanges):
-            at = turn_time(d, thread.day, 2 * i)
+            at = turn_time(d, thread.day, 2 * i, thread.start_s)
             builds = " + belief build" if every and (2 * i + 2) % every == 0 else ""
             steps.append(Step("exchange", sid, thread.id, index=i, at=at, note=f"{thread.agent}@{thread.tenant}{builds}",
                               tenant=thread.tenant))
@@ -80,15 +87,15 @@ def plan_scenario(suite: Suite, scenario: Scenario) -> tuple[Step, ...]:
 
 def plan_suite(suite: Suite, only: tuple[str, ...] = ()) -> dict[str, tuple[Step, ...]]:
     """Steps per scenario, in suite order, restricted to ``only`` when given."""
-    return {s.id: plan_scenario(suite, s) for s in suite.scenarios if not only or s.id in only}
+    return {s.id: plan_scenario(suite, s) for s in suite_scenarios(suite, only)}
 
 
 def render_plan(suite: Suite, plans: dict[str, tuple[Step, ...]]) -> str:
     """The plan as text, one step per line (what ``memeval plan`` prints; golden-tested)."""
     lines = [f"suite {suite.name}: {len(plans)} scenario(s)"]
-    by_id = {s.id: s for s in suite.scenarios}
+    by_id = {s.id: s.origin for s in suite.scenarios}
     for sid, steps in plans.items():
-        origin = by_id[sid].origin
+        origin = by_id.get(sid, suite.dataset.origin if suite.dataset else None)
         lines.append(f"scenario {sid} ({origin})" if origin else f"scenario {sid}")
         for n, step in enumerate(steps, 1):
             lines.append(f"  {n:3d} {_describe(step)}")
@@ -103,6 +110,8 @@ def _describe(step: Step) -> str:
         return f"write       learning {step.ref} -> {step.note}" + (f" @ {step.at}" if step.at else "")
     if k == "exchange":
         return f"exchange    {step.ref}#{step.index} {step.note} (turns {2 * step.index}-{2 * step.index + 1}) @ {step.at}"
+    if k == "replay":
+        return f"replay      {step.ref} {step.note} as written, no recall before a turn @ {step.at}"
     if k == "settle":
         return f"settle      until {step.note} are listed"
     if k == "forget_declared":

@@ -6,6 +6,6 @@
 - :mod:`.source`: verify a whole file (format, sha256, variant), select questions, stream units.
 - :mod:`.importer`: write a selection as ordinary memeval YAML (``memeval import``).
 - :mod:`.graders`, :mod:`.judge`: the benchmarks' official scoring as pure functions.
-- :mod:`.tables`: per-type / per-category accuracy and the headline aggregates.
+- the headline tables are in :mod:`memeval.score.tables`, the report section in :mod:`memeval.report.benchmark`.
 - :mod:`.generate`: synthetic needle-in-a-haystack files of any size (``memeval generate``).
 """

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memeval.datasets import lme_yaml, locomo_yaml
 from memeval.datasets.model import LOCOMO_CATEGORIES, LmeInstance, LocomoSample
-from memeval.datasets.source import DatasetFile, Selection, iter_units, scan, select
+from memeval.datasets.source import DatasetFile, Selection, Unit, iter_units, scan, select
 from memeval.datasets.yamlout import ImportResult, epoch_of, prepare, safe_id, suite_document, write_yaml
 from memeval.errors import UsageError
 
 # what the YAML language cannot say yet, written into every imported suite so a reader of the
 # files knows which x- keys carry what (and why the probes' style is a placeholder)
 NOTES = [
-    "threads are dated by day only: the time of day is kept in each thread's x-started_at",
+    "threads are past sessions: replay: true writes their turns as they stand (no recall before each turn)",
     "a probe cannot carry its asking time: LongMemEval's question_date is kept in x-asked_at",
-    "groups cannot name a question type or LoCoMo category: kept in x-question_type / x-category_name",
-    "evidence has no place per turn: LongMemEval's has_answer is kept in x-has_answer, LoCoMo's dia ids in x-dia_ids",
+    "a probe's category is the question type (LongMemEval) or category name (LoCoMo; its id in x-category)",
+    "exchange ids are LoCoMo's dia ids, or <session>:<turn index> for LongMemEval; a probe's evidence cites them",
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
-    "questions graded only by a judge (no value a pack can hold, or no trap to forbid) are listed under x-unmapped",
+    "abstention questions (_abs, LoCoMo category 5) are answer_only: the model's answer is graded, not the pack",
+    "questions graded only by a judge (a preference rubric: no value a pack can hold) are listed under x-unmapped",
 ]
 
 
@@ -35,18 +37,13 @@ def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selec
     ``out/suite.yaml`` and ``out/scenarios/<id>.yaml`` for the selected questions. The second
     pass stops after the last selected unit, so a small selection from the front of a large file
     reads little of it twice."""
-    dataset = scan(fmt, path, sha256=sha256, variant=variant)
-    chosen = set(select(dataset, selection))
-    if not chosen:
-        raise UsageError(f"{dataset.path}: the selection holds no questions")
-    units = [u for u in dataset.units if chosen.intersection(u.question_ids)]
-    epoch = epoch_of(min(u.earliest for u in units))
+    dataset, chosen, units, epoch = open_selection(fmt, path, selection, sha256=sha256, variant=variant)
     result = ImportResult(Path(out))
     scenarios_dir = prepare(result.directory)
     pending = {u.id for u in units}
     units_read = iter_units(dataset)
     for unit in units_read:
-        document = _document(unit, chosen, epoch, result)
+        document = unit_document(unit, chosen, epoch, result)
         if document is not None:
             write_yaml(scenarios_dir / f"{document['scenario']}.yaml", _header(dataset), document)
             result.scenarios += 1
@@ -62,7 +59,27 @@ def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selec
     return dataset, result
 
 
-def _document(unit: LmeInstance | LocomoSample, chosen: set[str], epoch: Any, result: ImportResult) -> dict[str, Any] | None:
+def open_selection(fmt: str, path: str | Path, selection: Selection, sha256: str | None = None,
+                   variant: str | None = None) -> tuple[DatasetFile, set[str], list[Unit], datetime]:
+    """Verify the file and apply ``selection``: the file, the chosen question ids, the units
+    holding them and the suite epoch (midnight of their earliest session). Shared by the
+    import and a dataset-sourced suite, so both date every thread alike.
+
+    Raises:
+        UsageError: a file that fails verification, or a selection holding no questions.
+    """
+    dataset = scan(fmt, path, sha256=sha256, variant=variant)
+    chosen = set(select(dataset, selection))
+    if not chosen:
+        raise UsageError(f"{dataset.path}: the selection holds no questions")
+    units = [u for u in dataset.units if chosen.intersection(u.question_ids)]
+    return dataset, chosen, units, epoch_of(min(u.earliest for u in units))
+
+
+def unit_document(unit: LmeInstance | LocomoSample, chosen: set[str], epoch: datetime,
+                  result: ImportResult) -> dict[str, Any] | None:
+    """The scenario document for one unit and its ``chosen`` questions, or None when none of
+    them maps to a probe (each unmapped question is added to ``result.unmapped``)."""
     if isinstance(unit, LocomoSample):
         return locomo_yaml.scenario(unit, chosen, epoch, result) if chosen.intersection(q.id for q in unit.questions) else None
     if unit.question_id not in chosen:

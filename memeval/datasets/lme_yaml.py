@@ -7,16 +7,13 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LmeInstance, Turn
-from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id, unique_ids
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id, scenario_id, unique_ids
 
 AGENT = "assistant"
 
 
 def unmapped_reason(instance: LmeInstance) -> str | None:
     """Why a question cannot be an ordinary probe today, or None when it can."""
-    if instance.abstention:
-        return ("abstention (_abs): an abstention probe needs forbid (the invented answers), and the file "
-                "names none; graded by the judge only")
     if instance.question_type == "single-session-preference":
         return "single-session-preference: the answer is a rubric, not a value a pack can hold; judge only"
     if not instance.answer.strip():
@@ -26,19 +23,22 @@ def unmapped_reason(instance: LmeInstance) -> str | None:
 
 def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> dict[str, Any]:
     """The scenario document for one mappable question (see :func:`unmapped_reason`)."""
-    sid = safe_id(instance.question_id, "lme-")
-    threads = []
+    sid = scenario_id("longmemeval", instance.question_id)
+    threads, evidence = [], []
     for session, tid in zip(instance.sessions, unique_ids([s.id for s in instance.sessions])):
-        exchanges, dropped = exchanges_of(session.turns)
+        exchanges, dropped = exchanges_of(tid, session.turns)
         result.dropped_turns += dropped
+        evidence += [i for e in exchanges for i in e.pop("has_answer", [])]
         if exchanges:
-            threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "exchanges": exchanges,
-                            "x-session_id": session.id, "x-date": session.date_text,
-                            "x-started_at": iso(session.date)})
+            threads.append({"id": tid, "agent": AGENT, "day": day_of(epoch, session.date), "time": clock(session.date),
+                            "replay": True, "exchanges": exchanges, "x-session_id": session.id,
+                            "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
-        "expect": [instance.answer],
-        "x-question_id": instance.question_id, "x-question_type": instance.question_type,
+        **({"abstain": True, "answer_only": True, "groups": ["abstention"], "x-answer": instance.answer}
+           if instance.abstention else {"expect": [instance.answer]}),
+        "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
+        "x-question_id": instance.question_id,
         "x-question_date": instance.asked_text, "x-asked_at": iso(instance.asked_at),
         "x-asked_day": day_of(epoch, instance.asked_at),
         "x-answer_session_ids": list(instance.answer_session_ids)}
@@ -50,21 +50,27 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
             "threads": threads, "probes": [probe]}
 
 
-def exchanges_of(turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:
-    """User turns open exchanges; the assistant turn after a user turn is its reply. Returns the
-    exchanges and how many turns were dropped: empty turns, and an assistant turn with no user
-    turn before it (the language has no exchange without a user turn)."""
+def exchanges_of(thread_id: str, turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:
+    """User turns open exchanges; the assistant turn after a user turn is its reply. Each turn
+    kept is named ``<thread id>:<index in the session>`` (its ``ids``); an exchange holding an
+    evidence turn (``has_answer``) lists those ids under the transient key ``has_answer``, which
+    the caller pops. Returns the exchanges and how many turns were dropped: empty turns, and an
+    assistant turn with no user turn before it (the language has no exchange without a user turn)."""
     out: list[dict[str, Any]] = []
     dropped = 0
-    for turn in turns:
+    for index, turn in enumerate(turns):
+        tid = f"{thread_id}:{index}"
         if not turn.content.strip():
             dropped += 1
-        elif turn.role == "user":
-            out.append({"user": turn.content, **({"x-has_answer": ["user"]} if turn.has_answer else {})})
+            continue
+        if turn.role == "user":
+            out.append({"user": turn.content, "ids": [tid]})
         elif out and "reply" not in out[-1]:
             out[-1]["reply"] = turn.content
-            if turn.has_answer:
-                out[-1]["x-has_answer"] = out[-1].get("x-has_answer", []) + ["reply"]
+            out[-1]["ids"].append(tid)
         else:
             dropped += 1
+            continue
+        if turn.has_answer:
+            out[-1].setdefault("has_answer", []).append(tid)
     return out, dropped

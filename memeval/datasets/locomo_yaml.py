@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LocomoQuestion, LocomoSample, LocomoTurn
-from memeval.datasets.yamlout import STYLE, ImportResult, day_of, iso, safe_id
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, safe_id, scenario_id
 
 AGENT = "reader"
 
@@ -22,8 +22,6 @@ def gold(question: LocomoQuestion) -> str | None:
 def unmapped_reason(question: LocomoQuestion) -> str | None:
     """Why a question cannot be an ordinary probe today, or None when it can."""
     if question.category == 5:
-        if not question.adversarial_answer:
-            return "category 5 without adversarial_answer: an abstention probe needs forbid; judge/phrase rule only"
         return None
     if not (gold(question) or "").strip():
         return f"category {question.category} with no answer in the file"
@@ -50,8 +48,9 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
         exchanges = exchanges_of(session.turns)
         if exchanges:
             threads.append({"id": f"session-{session.number}", "agent": AGENT, "day": day_of(epoch, session.date),
-                            "exchanges": exchanges, "x-date": session.date_text, "x-started_at": iso(session.date)})
-    return {"scenario": safe_id(sample.sample_id, "locomo-"),
+                            "time": clock(session.date), "replay": True, "exchanges": exchanges,
+                            "x-date": session.date_text})
+    return {"scenario": scenario_id("locomo", sample.sample_id),
             "about": f"LoCoMo conversation {sample.sample_id} between {sample.speaker_a} and {sample.speaker_b}, "
                      f"{len(sample.sessions)} dated sessions.",
             "tenants": [safe_id(sample.sample_id)],
@@ -60,15 +59,18 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
 
 
 def probe(question: LocomoQuestion) -> dict[str, Any]:
-    """One question as a probe: its category by real name and its evidence ids in ``x-`` keys."""
+    """One question as a probe: its category by real name and its evidence dia ids."""
     out: dict[str, Any] = {"id": safe_id(question.id), "route": "ask", "agent": AGENT,
                            "question": question.question, "style": STYLE}
-    if question.category == 5:
-        out.update(abstain=True, forbid=[question.adversarial_answer], groups=["abstention"])
+    if question.category == 5:  # the trap is often truly in the conversation: graded on the answer alone
+        out.update(abstain=True, answer_only=True, groups=["abstention"])
+        if question.adversarial_answer:
+            out["x-adversarial_answer"] = question.adversarial_answer
     else:
         out["expect"] = [gold(question)]
-    out.update({"x-question_id": question.id, "x-category": question.category,
-                "x-category_name": question.category_name, "x-evidence": list(question.evidence)})
+    out.update({"category": question.category_name, "x-question_id": question.id, "x-category": question.category})
+    if question.evidence:
+        out["evidence"] = list(question.evidence)
     if question.answer is not None and question.answer != gold(question):
         out["x-answer"] = question.answer
     return out
@@ -83,7 +85,7 @@ def turn_text(turn: LocomoTurn) -> str:
 
 def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
     """Consecutive turns paired into exchanges (the first as ``user``, the next as ``reply``),
-    each with its dia ids and any photo's url and search query in ``x-`` keys."""
+    each with its dia ids and any photo's url and search query (in ``x-photos``)."""
     kept = [t for t in turns if t.text.strip() or t.blip_caption]
     out = []
     for start in range(0, len(kept), 2):
@@ -91,7 +93,7 @@ def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
         exchange: dict[str, Any] = {"user": turn_text(pair[0])}
         if len(pair) == 2:
             exchange["reply"] = turn_text(pair[1])
-        exchange["x-dia_ids"] = [t.dia_id for t in pair]
+        exchange["ids"] = [t.dia_id for t in pair]
         photos = [{"dia_id": t.dia_id, "img_url": t.img_url, "query": t.query} for t in pair if t.img_url or t.query]
         if photos:
             exchange["x-photos"] = photos

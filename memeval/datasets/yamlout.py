@@ -2,7 +2,7 @@
 per question (LongMemEval) or conversation (LoCoMo) under ``scenarios/``.
 
 Files are written one unit at a time, so an import never holds more than one unit in memory.
-What the YAML language cannot yet say (time of day, asking time, evidence ids per turn, the
+What the YAML language cannot yet say (asking time, evidence ids per turn, the
 question type or category as a KPI bucket) is carried in ``x-`` keys so nothing is lost.
 """
 
@@ -32,6 +32,11 @@ def safe_id(raw: str, prefix: str = "") -> str:
     cleaned = _UNSAFE.sub("-", raw).strip("-_") or "x"
     out = (prefix + cleaned)[:64]
     return out if out[0].isalnum() else ("x" + out)[:64]
+
+
+def scenario_id(fmt: str, unit_id: str) -> str:
+    """The scenario id a unit (a LongMemEval question id, a LoCoMo sample id) runs as."""
+    return safe_id(unit_id, "lme-" if fmt == "longmemeval" else "locomo-")
 
 
 def unique_ids(raw_ids: list[str]) -> list[str]:
@@ -90,6 +95,11 @@ def suite_document(name: str, about: str, epoch: datetime, extra: dict[str, Any]
     """The suite file: every scenario file under ``scenarios/``, dated from ``epoch``."""
     return {"suite": safe_id(name), "about": about, "include": ["scenarios/*.yaml"],
             "defaults": {"epoch": epoch.strftime("%Y-%m-%dT%H:%M:%SZ")}, **extra}
+
+
+def clock(when: datetime) -> str:
+    """A thread's time of day (``HH:MM``), which the day number leaves out."""
+    return when.strftime("%H:%M")
 
 
 def iso(when: datetime) -> str:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -322,6 +322,15 @@ class ReportsConflicts(Protocol):
 
     def conflicts(self, tenant: str) -> tuple[Conflict, ...]:
         """The conflicts raised in ``tenant`` so far (the same ones ``inspect`` reports)."""
+
+
+@runtime_checkable
+class WritesBatch(Protocol):
+    """Optional: many writes in one call (a benchmark's haystack is thousands of turns). Not a
+    capability a suite can require: a run writes one item at a time to an engine without it."""
+
+    def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
+        """Store ``items`` in order, as :meth:`Engine.write` would one by one; one receipt each."""
 
 
 CORE_METHODS = ("info", "write", "page", "recall", "forget", "close")

@@ -22,7 +22,7 @@ Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``m
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import memeval
@@ -97,11 +97,22 @@ class ReferenceEngine:
         Raises:
             EngineError: ``item.at`` is not a timestamp.
         """
+        return self.write_many([item])[0]
+
+    def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
+        """Store ``items`` in order under one lock (:class:`~memeval.engines.base.WritesBatch`).
+
+        Raises:
+            EngineError: an item's ``at`` is not a timestamp (the items before it are stored).
+        """
         with self._lock:
-            tenant = self._tenants.get(item.tenant)
-            if tenant is None:
-                tenant = self._tenants[item.tenant] = self._new_tenant()
-            return tenant.write(item)
+            receipts = []
+            for item in items:
+                tenant = self._tenants.get(item.tenant)
+                if tenant is None:
+                    tenant = self._tenants[item.tenant] = self._new_tenant()
+                receipts.append(tenant.write(item))
+            return receipts
 
     def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
         """A page of ``tenant``, newest first by ``at`` (undated items last, newest written first).

@@ -26,6 +26,7 @@ from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings
 from memeval.record import AnswerCall, Answerer, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json
+from memeval.score.benchmark import apply_grader
 from memeval.score.derive import derive
 from memeval.score.probe import grade_answer, probe_from_record
 
@@ -58,7 +59,7 @@ def answer_steps(record: RunRecord, settings: LlmSettings) -> Iterator[RunRecord
         batch.close()
     by_key = {p.key: result for p, result in zip(targets, results)}
     probes = tuple(_answered(p, by_key[p.key]) if p.key in by_key else p for p in record.probes)
-    answered = replace(record, probes=probes, answerer=_summary(batch, targets, results))
+    answered = apply_grader(replace(record, probes=probes, answerer=_summary(batch, targets, results)))
     yield answered
     if settings.judge is not None:
         yield judge_record(answered, settings.judge, settings.cache)

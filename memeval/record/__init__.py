@@ -9,6 +9,7 @@ run.json exactly (same keys, order and values).
 
 from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incurred, JudgeSummary, Leniency,
                                      ModelSide, Planted, Prompt, Sampling)
+from memeval.record.benchmark import BenchmarkInfo, GraderRecord
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
@@ -18,7 +19,8 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
                                    ScenarioStatus, Style, TimingLabel, Unit)
 
 __all__ = [
-    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "Better", "Builds",
+    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo",
+    "Better", "Builds", "GraderRecord",
     "CacheInfo", "Cleanup", "Count", "EngineSnapshot", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.record.codec import flat
+from memeval.record.codec import flat, omitted
 from memeval.record.values import Match, Phase, ProbeStatus, Route, Style
 
 
@@ -112,6 +112,12 @@ class ProbeResult:
     """The answerer's call (``llm_cached``, ``llm_error``); None before ``--llm``."""
     judge: JudgeMark | None = flat(default=None)
     """The judge's verdict (``llm_judge_ok``); None before a judge ran."""
+    category: str | None = omitted(default=None)
+    """The benchmark question type or category, by its real name (None: the probe names none)."""
+    evidence_recall: float | None = omitted(default=None)
+    """The fraction of the probe's evidence turns whose text is in the pack (None: no evidence, or not scored)."""
+    grader_score: float | None = omitted(default=None)
+    """The model answer's score in [0, 1] by the suite's benchmark grader (None: not answered, or not applied)."""
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -9,6 +9,7 @@ from typing import Literal
 
 import memeval.record.codec as codec
 from memeval.record.answerer import Answerer
+from memeval.record.benchmark import BenchmarkInfo
 from memeval.record.codec import Json, JsonObject, RecordError, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
@@ -271,6 +272,8 @@ class RunRecord:
     """The regrade that produced it (None for a run)."""
     shard: Shard | None = omitted(default=None)
     """The slice it ran (None: the whole suite, or shards merged)."""
+    benchmark: BenchmarkInfo | None = omitted(default=None)
+    """The published benchmark file its questions came from (None: not a benchmark run)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

@@ -47,6 +47,7 @@ class TimingLabel(enum.StrEnum):
     PRE_TURN_LOGGED = "pre_turn (log + recall)"
     PRE_TURN = "pre_turn (recall)"
     POST_TURN = "post_turn (log)"
+    REPLAY = "replay (a thread written as it stands)"
     START_SESSION = "start_session"
     COMPACTION = "recall_for_compaction"
     BRIEF = "context brief"

@@ -5,6 +5,7 @@ Formats: a rate is ``NN% (k/n)``, or ``â€“`` when n = 0; a missing value is ``â€
 
 from __future__ import annotations
 
+from memeval.report.benchmark import benchmark_view
 from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.score.stats import Rate
 
@@ -75,6 +76,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
         "answerer": answerer_rows(record.answerer),
+        "benchmark": benchmark_view(record),
     }
 
 

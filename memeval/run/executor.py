@@ -15,7 +15,7 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -58,7 +58,7 @@ class Executor(Protocol):
     remote: bool
     timings: list[UnitTiming]
 
-    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+    def map(self, fn: Callable[[U], R], units: Iterable[tuple[str, U]]) -> Iterator[tuple[str, R]]:
         """Run ``fn`` on every unit; yield each key once with its result."""
         ...
 
@@ -76,7 +76,7 @@ class LocalExecutor:
     def __init__(self) -> None:
         self.timings: list[UnitTiming] = []
 
-    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+    def map(self, fn: Callable[[U], R], units: Iterable[tuple[str, U]]) -> Iterator[tuple[str, R]]:
         for key, unit in units:
             yield key, fn(unit)
 
@@ -114,7 +114,7 @@ class DaskExecutor:
             self.close()
             raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler: {err}") from None
 
-    def map(self, fn: Callable[[U], R], units: Sequence[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+    def map(self, fn: Callable[[U], R], units: Iterable[tuple[str, U]]) -> Iterator[tuple[str, R]]:
         run = secrets.token_hex(4)  # a fresh key per submission: Dask must never reuse an earlier result
         submitted: dict[Any, tuple[str, float]] = {}
         for key, unit in units:

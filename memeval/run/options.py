@@ -26,7 +26,7 @@ class RunOptions:
 
 def check_only(suite: Suite, only: tuple[str, ...]) -> None:
     """Raise UsageError naming any ``--only`` scenario the suite does not have."""
-    known = [s.id for s in suite.scenarios]
+    known = list(suite.scenario_ids)
     for name in only:
         if name not in known:
             raise UsageError(f"--only: no scenario {name!r} in suite {suite.name}{did_you_mean(name, known)}; "

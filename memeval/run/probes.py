@@ -95,5 +95,5 @@ class ProbeRunner:
             text, role = ((thread.exchanges[index].user, "user") if turn % 2 == 0
                           else (ctx.replies[(thread.tenant, thread.id, index)], "assistant"))
             items.append(MemoryItem(ns, f"agent:{thread.agent}", "turn", text, role=role, thread=thread.id,
-                                    turn=turn, agent=thread.agent, at=turn_time(ctx.defaults, thread.day, turn)))
+                                    turn=turn, agent=thread.agent, at=turn_time(ctx.defaults, thread.day, turn, thread.start_s)))
         return items

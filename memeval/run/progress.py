@@ -17,7 +17,7 @@ from memeval.plan import Step as PlanStep
 from memeval.plan import StepKind
 
 Step = Literal["note", "running", "stage", "checkpoint", "done", "answering"]
-STAGES: dict[StepKind, str] = {"write_document": "writes", "write_learning": "writes", "exchange": "writes",
+STAGES: dict[StepKind, str] = {"write_document": "writes", "write_learning": "writes", "exchange": "writes", "replay": "writes",
                                "settle": "settle", "forget_declared": "forget", "probe": "probes",
                                "synthesise": "synthesis", "forget_all": "cleanup"}
 """The stage of a scenario a planned step belongs to, as the display names it."""

@@ -25,6 +25,7 @@ from memeval.run.options import RunOptions
 from memeval.run.probes import ProbeRunner
 from memeval.run.synthesis import build_beliefs, derived_lines, inspect_derived, wait_for_enrichment
 from memeval.run.waits import settle
+from memeval.run.evidence import turn_texts, with_evidence
 from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
@@ -71,6 +72,7 @@ class ScenarioRun:
         self.interrupted = False
         """Set when a Ctrl-C came during this scenario's own cleanup: the result is complete, the
         cleanup is not (the caller records the result, then stops the run)."""
+        self.texts = turn_texts(scenario)
 
     def run(self, on_step: Callable[[tuple[Step, ...], int], None] | None = None) -> ScenarioResult:
         """Run every step; always forget what was written unless ``keep``. ``on_step`` hears of
@@ -102,12 +104,16 @@ class ScenarioRun:
                 self._write_learning(step)
             case "exchange":
                 self._exchange(step)
+            case "replay":
+                self._replay(step)
             case "settle":
                 self._settle()
             case "forget_declared":
                 self._forget_declared()
             case "probe":
-                self.probes.append(self.runner.run(step, self.state.forgotten_declared, self.state.derived))
+                probe = next(p for p in self.scenario.probes if p.id == step.ref)
+                result = self.runner.run(step, self.state.forgotten_declared, self.state.derived)
+                self.probes.append(with_evidence(result, probe, self.texts))
             case "synthesise":
                 self._synthesise()
             case "forget_all":
@@ -138,7 +144,7 @@ class ScenarioRun:
         d = self.suite.defaults
         memory = self.ctx.memory(thread.agent, thread.tenant)
         logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
-                                               turn_time(d, thread.day, 2 * step.index + 1), d.window,
+                                               turn_time(d, thread.day, 2 * step.index + 1, thread.start_s), d.window,
                                                self.suite.agent.reply)
         self.state.replies[(thread.tenant, thread.id, step.index)] = reply
         ns = self.state.namespaces[thread.tenant]
@@ -146,6 +152,19 @@ class ScenarioRun:
             self.state.note_write(thread.id, ns, logged)
         self.state.note_write(thread.id, ns, receipt.id)
         self.state.tool_calls += len(thread.exchanges[step.index].tools)
+
+    def _replay(self, step: Step) -> None:
+        thread = self.scenario.thread(step.ref)
+        d = self.suite.defaults
+        turns = []
+        for i, ex in enumerate(thread.exchanges):
+            turns.append((2 * i, "user", ex.user, turn_time(d, thread.day, 2 * i, thread.start_s)))
+            if ex.reply is not None:
+                turns.append((2 * i + 1, "assistant", ex.reply, turn_time(d, thread.day, 2 * i + 1, thread.start_s)))
+            self.state.replies[(thread.tenant, thread.id, i)] = ex.reply or ""
+        ns = self.state.namespaces[thread.tenant]
+        for receipt in self.ctx.memory(thread.agent, thread.tenant).replay(thread.id, turns):
+            self.state.note_write(thread.id, ns, receipt.id)
 
     def _settle(self) -> None:
         d = self.suite.defaults

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import platform
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,6 +17,8 @@ from memeval.engines.base import Engine, ReportsUsage
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import engine_server
 from memeval.engines.base import Usage as EngineUsage
+from memeval.run.benchmark import benchmark_info
+from memeval.spec.units import suite_scenarios
 from memeval.errors import EngineError, UsageError
 from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
     SuiteInfo, TimingLabel, Usage
@@ -59,25 +62,28 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     run_id = journal.run_id if journal else new_run_id()
     for note in journal.clean_leftovers(engine, caps) if journal else []:
         progress(ProgressEvent("note", note))
-    chosen = _chosen(suite, options.only, shard)
-    places = {s.id: (i, len(chosen)) for i, s in enumerate(chosen, 1)}
+    chosen = _chosen(suite.scenario_ids, options.only, shard)
+    places = {sid: (i, len(chosen)) for i, sid in enumerate(chosen, 1)}
     entries: dict[str, ScenarioEntry] = {}
-    for scenario in chosen:
-        if journal and scenario.id in journal.done:
-            entries[scenario.id] = journal.done[scenario.id]
-            progress(ProgressEvent("checkpoint", f"scenario {scenario.id}: taken from the checkpoint", scenario.id,
-                                   *places[scenario.id]))
-    todo = [s for s in chosen if s.id not in entries]
+    eta = Eta(len(chosen))
+    for sid in chosen:
+        if journal and sid in journal.done:
+            entries[sid] = journal.done[sid]
+            progress(ProgressEvent("checkpoint", f"scenario {sid}: taken from the checkpoint", sid, *places[sid]))
+            eta.skipped()
+    # Units are built as they are reached (a dataset's are streamed from its file), never all at once.
+    todo = (s for s in suite_scenarios(suite, tuple(options.only)) if s.id in places and s.id not in entries)
+    progress = eta.tracking(progress)
     interrupted = False
     try:
         if executor is not None and executor.remote:
             if engine_def is None:
                 raise ValueError("a remote executor needs the engine definition")
-            finished = _remote(suite, todo, engine_def, run_id, options, executor, progress, journal, places)
+            finished = _remote(suite, list(todo), engine_def, run_id, options, executor, progress, journal, places)
         else:
             finished = (executor or LocalExecutor()).map(
                 lambda s: _run_one(suite, s, engine, caps, run_id, options, progress, places[s.id], journal),
-                [(s.id, s) for s in todo])
+                ((s.id, s) for s in todo))
         for sid, entry in finished:
             entries[sid] = entry
     except KeyboardInterrupt as stop:
@@ -85,18 +91,19 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
             entries[stop.entry.scenario.id] = stop.entry
         interrupted = True
         progress(ProgressEvent("note", "interrupted: writing what was finished"))
-    ordered = [entries[s.id] for s in chosen if s.id in entries]
+    ordered = [entries[sid] for sid in chosen if sid in entries]
     snapshot = from_json(EngineSnapshot, info.to_json(), "engine")
     return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard)
 
 
-def _chosen(suite: Suite, only: tuple[str, ...], shard: Shard | None) -> list[Scenario]:
-    """The scenarios to run, in suite order: those ``--only`` names (all without it), cut to the shard."""
-    chosen = [s for s in suite.scenarios if not only or s.id in only]
+def _chosen(ids: Sequence[str], only: tuple[str, ...], shard: Shard | None) -> list[str]:
+    """The ids of the scenarios to run, in suite order: those ``--only`` names (all without it),
+    cut to the shard."""
+    chosen = [sid for sid in ids if not only or sid in only]
     if shard is None:
         return chosen
-    keep = set(shard_slice([s.id for s in chosen], shard.index, shard.count))
-    return [s for s in chosen if s.id in keep]
+    keep = set(shard_slice(chosen, shard.index, shard.count))
+    return [sid for sid in chosen if sid in keep]
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,34 @@ def _remote(suite: Suite, todo: list[Scenario], engine_def: EngineDef, run_id: s
             journal.finished(entry)
         progress(ProgressEvent("done", _line(entry.scenario, list(entry.probes)), sid, *places[sid]))
         yield sid, entry
+
+
+class Eta:
+    """Units done out of ``total`` and the time left, judged by the units run so far (those
+    taken from a checkpoint cost nothing and are not counted in the pace)."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.finished, self.ran = total, 0, 0
+        self.started = time.monotonic()
+
+    def skipped(self) -> None:
+        """One unit taken from the checkpoint."""
+        self.finished += 1
+
+    def tracking(self, progress: Progress) -> Progress:
+        """``progress`` with each scenario's ``done`` event counted and its line ending in the
+        units done and the time left."""
+        def show(event: ProgressEvent) -> None:
+            progress(dataclasses.replace(event, text=f"{event.text}; {self.done()}") if event.step == "done" else event)
+        return show
+
+    def done(self) -> str:
+        """Count one unit run; the progress line to print."""
+        self.finished += 1
+        self.ran += 1
+        elapsed = time.monotonic() - self.started
+        left = max(self.total - self.finished, 0)
+        return f"progress: {self.finished}/{self.total} units done, {elapsed:.0f} s elapsed, ETA {elapsed / self.ran * left:.0f} s"
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
@@ -189,6 +224,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         timings={label: tuple(samples) for label, samples in timings.items()},
         interrupted=interrupted,
         shard=shard,
+        benchmark=benchmark_info(suite),
     )
     return derive(record)
 

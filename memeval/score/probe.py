@@ -41,7 +41,7 @@ def blank_result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus,
                        status=status, reason=reason, hit=None, rank=None, rr=None, section=None, stale_present=None,
                        stale_first=None, fresh_first=None, leak_checked=False, leak=None, leaked=(), invented=None,
                        answer=None, answer_ok=None, llm_answer=None, llm_ok=None, llm_tokens=None, llm_cost_usd=None,
-                       captured=None, ms=None, tokens=None, units=None, pack=None)
+                       captured=None, ms=None, tokens=None, units=None, pack=None, category=probe.category)
 
 
 def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens: int, ms: float,
@@ -56,6 +56,8 @@ def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens:
     forbidden = tuple(s for s in probe.forbid if contains(markdown, s, mode))
     if leak_only(probe):
         result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
+    elif probe.abstain and not probe.forbid:  # answer_only: nothing to check in the pack or the extract
+        result = replace(result, answer_ok=None)
     elif probe.abstain:
         result = replace(result, invented=bool(forbidden), leaked=forbidden)
     else:
@@ -73,7 +75,7 @@ def probe_from_record(result: ProbeResult) -> Probe:
     """The parts of a Probe that grading reads, rebuilt from its recorded result."""
     return Probe(id=result.id, route=result.route, agent="", tenant="", question=result.question, style=result.style,
                  expect=result.expect, accept=result.accept, stale=result.stale, forbid=result.forbid,
-                 abstain=result.abstain, groups=result.groups, match=result.match)
+                 abstain=result.abstain, groups=result.groups, match=result.match, category=result.category)
 
 
 def leak_only(probe: Probe) -> bool:

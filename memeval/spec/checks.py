@@ -236,8 +236,9 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
                               "use a probe with expect and forbid, or leak_only: true, for a leak check")]
         if "expect" in probe:
             return [loc.issue(path + ("expect",), "an abstention probe expects no value (the answer is 'unknown'); list invented answers under forbid", key=True)]
-        if "forbid" not in probe:
-            return [loc.issue(path, "an abstention probe needs forbid: the invented answers that must not appear", key=True)]
+        if "forbid" not in probe and probe.get("answer_only") is not True:
+            return [loc.issue(path, "an abstention probe needs forbid: the invented answers that must not appear "
+                              "(or answer_only: true, to grade only the model's answer)", key=True)]
         return []
     if "abstain" in probe and not isinstance(probe["abstain"], bool):
         return []  # the schema reports the value; whether expect is needed is unknown

@@ -16,6 +16,7 @@ from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
+from memeval.spec.dataset import load_dataset
 from memeval.spec.checks import Located, agent_tenants, check_scenario, check_suite, default_tenant, items, thread_tenant
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
@@ -85,11 +86,17 @@ def load_suite(path: str) -> m.Suite:
         if isinstance(pattern, str):
             issues += _read_include(path, marks, i, pattern, located, files, digest)
     issues += _semantic_issues(located, data, path, marks)
-    if not located and not issues:
-        issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include: or scenarios:"))
+    dataset = None
+    if isinstance(data.get("dataset"), dict) and not any(i.path.startswith("dataset") for i in issues):
+        dataset, found = load_dataset(data["dataset"], path, marks)
+        issues += found
+        if dataset is not None:  # the suite's hash covers the data it runs, so a resume checks it too
+            digest.update(dataset.sha256.encode())
+    if not located and not issues and dataset is None:
+        issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include:, scenarios: or dataset:"))
     if issues:
         raise SpecError(issues)
-    return _build_suite(data, located, path, tuple(files), digest.hexdigest())
+    return _build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset)
 
 
 def _read_include(path: str, marks: Marks, index: int, pattern: str, located: list[Located], files: list[str],
@@ -152,16 +159,20 @@ def _include(path: str, marks: Marks, index: int, pattern: str) -> tuple[list[st
     return inside, issues
 
 
-def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str) -> m.Suite:
+def _build_suite(data: dict[str, Any], located: list[Located], path: str, files: tuple[str, ...], sha: str,
+                 dataset: m.DatasetSource | None) -> m.Suite:
     match = data.get("match", "word")
-    scenarios = tuple(_build_scenario(loc, match) for loc in located)
+    scenarios = tuple(build_scenario(loc, match) for loc in located)
+    defaults = _plain(data.get("defaults", {}))
+    if dataset is not None:  # unit threads are dated from the dataset's epoch unless one is declared
+        defaults.setdefault("epoch", dataset.epoch)
     resolved = {k: v for k, v in data.items() if k not in ("include", "scenarios")}
     resolved["scenarios"] = [loc.data for loc in located]
     return m.Suite(
         name=data["suite"],
         about=data.get("about", ""),
         scenarios=scenarios,
-        defaults=m.Defaults(**_plain(data.get("defaults", {}))),
+        defaults=m.Defaults(**defaults),
         policy=m.Policy(**_plain(data.get("policy", {}))),
         agent=m.AgentOptions(**_plain(data.get("agent", {}))),
         match=data.get("match", "word"),
@@ -171,6 +182,7 @@ def _build_suite(data: dict[str, Any], located: list[Located], path: str, files:
         files=files,
         sha256=sha,
         resolved=resolved,
+        dataset=dataset,
     )
 
 
@@ -179,7 +191,8 @@ def _plain(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if not k.startswith("x-")}
 
 
-def _build_scenario(loc: Located, match: str) -> m.Scenario:
+def build_scenario(loc: Located, match: str) -> m.Scenario:
+    """The typed scenario from its checked raw data (a file's, or a dataset unit's mapping)."""
     scn = loc.data
     tenant = default_tenant(scn)
     agents = tuple(m.Agent(a["id"], a.get("tenant") or tenant, a.get("role", "")) for a in scn.get("agents", []))
@@ -190,7 +203,7 @@ def _build_scenario(loc: Located, match: str) -> m.Scenario:
                       for x in scn.get("learnings", []))
     threads = tuple(
         m.Thread(t["id"], str(thread_tenant(t, owners)), t["agent"], t.get("day", 0),
-                 tuple(_exchange(e) for e in t["exchanges"]))
+                 tuple(_exchange(e) for e in t["exchanges"]), _seconds(t.get("time", "00:00")), t.get("replay", False))
         for t in scn.get("threads", [])
     )
     probes = tuple(_probe(loc, i, p, owners, match) for i, p in enumerate(scn["probes"]))
@@ -199,9 +212,15 @@ def _build_scenario(loc: Located, match: str) -> m.Scenario:
                       learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line, column, render_path(loc.base)))
 
 
+def _seconds(hhmm: str) -> float:
+    """A schema-checked ``HH:MM`` as seconds after midnight."""
+    hours, minutes = hhmm.split(":")
+    return float(int(hours) * 3600 + int(minutes) * 60)
+
+
 def _exchange(raw: dict[str, Any]) -> m.Exchange:
     tools = tuple(m.Tool(t["name"], t["result"], t.get("carried", True)) for t in raw.get("tools", []))
-    return m.Exchange(raw["user"], raw.get("reply"), tools)
+    return m.Exchange(raw["user"], raw.get("reply"), tools, tuple(raw.get("ids", [])))
 
 
 def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[str | None]], match: str) -> m.Probe:
@@ -215,4 +234,5 @@ def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[s
         dropped_roles=p.get("dropped_roles", "all"), heading=p.get("heading"), leak_only=p.get("leak_only", False),
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
+        category=p.get("category"), evidence=tuple(p.get("evidence", [])), answer_only=p.get("answer_only", False),
     )

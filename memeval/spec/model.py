@@ -64,22 +64,28 @@ class Tool:
 
 @dataclass(frozen=True)
 class Exchange:
-    """One user turn and the agent's reply (scripted when ``reply`` is None)."""
+    """One user turn and the agent's reply (scripted when ``reply`` is None). ``ids`` name the
+    user turn and the reply (a benchmark's turn ids, which a probe's ``evidence`` cites)."""
 
     user: str
     reply: str | None = None
     tools: tuple[Tool, ...] = ()
+    ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Thread:
-    """A conversation of one agent, starting ``day`` days after the epoch."""
+    """A conversation of one agent, starting ``day`` days and ``start_s`` seconds (its time of
+    day) after the epoch. A ``replay`` thread is past conversation: its turns are written as
+    they stand (batched where the engine allows), without the agent's recall before each turn."""
 
     id: str
     tenant: str
     agent: str
     day: int
     exchanges: tuple[Exchange, ...]
+    start_s: float = 0.0
+    replay: bool = False
 
     @property
     def turns(self) -> int:
@@ -115,6 +121,9 @@ class Probe:
     phases: tuple[str, ...] = ("recall", "synthesis")
     match: str = "word"
     origin: Origin | None = None
+    category: str | None = None
+    evidence: tuple[str, ...] = ()
+    answer_only: bool = False
 
     @property
     def scored(self) -> bool:
@@ -186,8 +195,33 @@ class AgentOptions:
 
 
 @dataclass(frozen=True)
+class DatasetSource:
+    """A published benchmark file a suite streams at run time (``dataset:``), verified at load.
+
+    ``path`` is resolved against the suite file's folder; ``variant`` and ``sha256`` are what the
+    file was verified to be (the declared values, or the ones found when none was declared).
+    ``questions`` are the selected question ids and ``units`` the scenario ids they run as, in
+    file order; ``epoch`` is the suite epoch the unit threads are dated from.
+    """
+
+    format: str
+    path: str
+    variant: str
+    sha256: str
+    questions: tuple[str, ...]
+    units: tuple[str, ...]
+    epoch: str
+    only: tuple[str, ...] = ()
+    limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
+    grader: str | None = None
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
 class Suite:
-    """A loaded, validated suite. ``sha256`` covers every file read, in order."""
+    """A loaded, validated suite. ``sha256`` covers every file read, in order, and the dataset's sha256."""
 
     name: str
     about: str
@@ -203,3 +237,9 @@ class Suite:
     files: tuple[str, ...] = ()
     sha256: str = ""
     resolved: dict[str, Any] = field(default_factory=dict)
+    dataset: DatasetSource | None = None
+
+    @property
+    def scenario_ids(self) -> tuple[str, ...]:
+        """Every scenario id a run can take: the inline and included ones, then the dataset's units."""
+        return tuple(s.id for s in self.scenarios) + (self.dataset.units if self.dataset else ())

@@ -27,21 +27,24 @@ def lme_suite(tmp_path, capsys):
 
 def test_longmemeval_import_maps_each_question_to_its_own_dated_scenario(lme_suite):
     out, printed = lme_suite
-    assert "wrote" in printed and "4 scenarios, 4 probes" in printed and "2 selected questions not mapped" in printed
+    assert "wrote" in printed and "5 scenarios, 5 probes" in printed and "1 selected questions not mapped" in printed
     suite = _load(out / "suite.yaml")
     assert suite["defaults"]["epoch"] == "2023-01-10T00:00:00Z"  # the earliest selected session
     assert suite["x-dataset"]["variant"] == "s" and len(suite["x-dataset"]["sha256"]) == 64
     unmapped = {u["question_id"]: u["reason"] for u in suite["x-unmapped"]}
-    assert set(unmapped) == {"e47becba_abs", "0a995998"} and "forbid" in unmapped["e47becba_abs"]
+    assert set(unmapped) == {"0a995998"} and "rubric" in unmapped["0a995998"]
+    abstention = _load(out / "scenarios" / "lme-e47becba_abs.yaml")["probes"][0]  # graded on the answer alone
+    assert abstention["abstain"] is True and abstention["answer_only"] is True and "expect" not in abstention
     scenario = _load(out / "scenarios" / "lme-e47becba.yaml")
     assert scenario["tenants"] == ["q-e47becba"]
     threads = scenario["threads"]
     assert [t["x-session_id"] for t in threads] == ["answer_280352e9", "sharegpt_a1_0", "ultrachat_9_1"]
-    assert [t["day"] for t in threads] == [130, 132, 135] and threads[0]["x-started_at"] == "2023-05-20T02:21"
-    assert threads[0]["exchanges"][0]["x-has_answer"] == ["user"]
+    assert [t["day"] for t in threads] == [130, 132, 135] and threads[0]["time"] == "02:21" and threads[0]["replay"] is True
+    assert threads[0]["exchanges"][0]["ids"] == ["answer_280352e9:0", "answer_280352e9:1"]
     assert threads[0]["exchanges"][0]["reply"].startswith("Congratulations")
     probe = scenario["probes"][0]
-    assert probe["expect"] == ["Business Administration"] and probe["x-question_type"] == "single-session-user"
+    assert probe["expect"] == ["Business Administration"] and probe["category"] == "single-session-user"
+    assert probe["evidence"] == ["answer_280352e9:0"]
     assert probe["x-question_date"] == "2023/05/30 (Tue) 23:17" and probe["x-asked_day"] == 140
     assert _load(out / "scenarios" / "lme-118b2229.yaml")["probes"][0]["expect"] == ["3"]
 
@@ -52,7 +55,8 @@ def test_imported_suites_validate_and_run_on_the_reference_engine(lme_suite, tmp
     assert cli(["run", str(out / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     record = read_run(str(tmp_path / "run" / "run.json"))
     probes = {p.scenario: p for p in record.probes if p.phase == "recall"}
-    assert set(probes) == {"lme-e47becba", "lme-118b2229", "lme-6a1eabeb", "lme-gpt4_2655b836"}
+    assert set(probes) == {"lme-e47becba", "lme-e47becba_abs", "lme-118b2229", "lme-6a1eabeb", "lme-gpt4_2655b836"}
+    assert probes["lme-e47becba_abs"].invented is None and probes["lme-e47becba_abs"].answer_ok is None
     assert probes["lme-e47becba"].hit is True  # the evidence turn reaches the pack
 
 
@@ -63,18 +67,20 @@ def test_locomo_import_prints_the_category_map_and_maps_category_5_to_abstention
     assert "1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial" in printed
     suite = _load(tmp_path / "lc" / "suite.yaml")
     assert suite["x-category_map"] == {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-    assert {u["question_id"] for u in suite["x-unmapped"]} == {"conv-26-q7", "conv-26-q8"}
+    assert {u["question_id"] for u in suite["x-unmapped"]} == {"conv-26-q8"}
     conv = _load(tmp_path / "lc" / "scenarios" / "locomo-conv-26.yaml")
     assert [t["id"] for t in conv["threads"]] == ["session-1", "session-2"] and [t["day"] for t in conv["threads"]] == [108, 125]  # from conv-30's 20 January
     first = conv["threads"][0]["exchanges"]
     assert first[0] == {"user": "Caroline: Hey Mel! I went to an LGBTQ support group yesterday.",
-                        "reply": "Melanie: That's great, Caroline! I painted a sunrise last week.", "x-dia_ids": ["D1:1", "D1:2"]}
+                        "reply": "Melanie: That's great, Caroline! I painted a sunrise last week.", "ids": ["D1:1", "D1:2"]}
     assert first[1]["user"] == "Caroline: Look at this! [shares a photo: a photo of a rainbow flag]"
     assert first[1]["x-photos"][0]["query"] == "rainbow flag parade"
     probes = {p["id"]: p for p in conv["probes"]}
-    assert probes["conv-26-q6"]["abstain"] is True and probes["conv-26-q6"]["forbid"] == ["a sunrise"] and probes["conv-26-q6"]["groups"] == ["abstention"]
+    assert probes["conv-26-q6"]["abstain"] is True and probes["conv-26-q6"]["answer_only"] is True
+    assert "forbid" not in probes["conv-26-q6"] and probes["conv-26-q6"]["x-adversarial_answer"] == "a sunrise"
+    assert probes["conv-26-q7"]["abstain"] is True and probes["conv-26-q6"]["groups"] == ["abstention"]
     assert probes["conv-26-q4"]["expect"] == ["adoption"] and probes["conv-26-q4"]["x-answer"].startswith("adoption;")
-    assert probes["conv-26-q3"]["x-category_name"] == "multi-hop" and probes["conv-26-q3"]["x-evidence"] == ["D1:2", "D2:1"]
+    assert probes["conv-26-q3"]["category"] == "multi-hop" and probes["conv-26-q3"]["evidence"] == ["D1:2", "D2:1"]
     assert probes["conv-26-q5"]["expect"] == ["1"]
     assert cli(["validate", str(tmp_path / "lc" / "suite.yaml")]) == 0
     assert cli(["run", str(tmp_path / "lc" / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0

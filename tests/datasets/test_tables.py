@@ -3,7 +3,7 @@ counts inside its type too, LoCoMo is shown with and without category 5, unscore
 
 import pytest
 
-from memeval.datasets.tables import (LmeOutcome, LocomoOutcome, locomo_table, longmemeval_table, render_locomo,
+from memeval.score.tables import (LmeOutcome, LocomoOutcome, locomo_table, longmemeval_table, render_locomo,
                                      render_longmemeval)
 
 
