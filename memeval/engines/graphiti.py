@@ -52,9 +52,9 @@ from collections.abc import Awaitable, Mapping
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest,
+from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, MemoryItem, RecallRequest,
                                   WriteReceipt, capabilities_of, node_matches)
-from memeval.engines.listing import ItemLog, newest_page, recency_key
+from memeval.engines.listing import AcceptedListing, ItemLog, recency_key
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
@@ -132,7 +132,7 @@ def group_id(tenant: str) -> str:
     return "t" + hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:24]
 
 
-class GraphitiEngine:
+class GraphitiEngine(AcceptedListing):
     """Graphiti behind the engine contract. Graphiti is async: calls are serialised and run
     on this engine's own event loop."""
 
@@ -195,16 +195,6 @@ class GraphitiEngine:
             self._episodes[added.episode.uuid] = (item.tenant, item.id)
             self._uuids[(item.tenant, item.id)] = added.episode.uuid
             return WriteReceipt(item.id)
-
-    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
-        """A page of the items accepted in ``tenant``, newest first by ``at`` then write order.
-
-        Raises:
-            EngineError: an invalid ``limit`` or cursor.
-        """
-        with self._lock:
-            log = self._logs.get(tenant)
-            return log.page(cursor, limit) if log else newest_page([], cursor, limit)
 
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` items of the requested nodes: the sources of the edges

@@ -11,8 +11,9 @@ Every request goes through :meth:`HttpClient.call`, which
 - gives each attempt a wall-clock deadline of ``timeout_s`` (httpx's own timeouts are per read,
   so a server trickling one byte a second would never be cut off): the request runs in a daemon
   thread and the caller stops waiting at the deadline;
-- stops waiting at once for every request in flight when :func:`cancel_requests` is called (the
-  Ctrl-C handler), and gives the requests after it (a scenario's cleanup) :data:`GRACE_S` in all;
+- stops waiting at once for every request in flight when
+  :func:`memeval.engines.cancel.cancel_requests` is called (the
+  Ctrl-C handler), and gives the requests after it (a scenario's cleanup) :data:`memeval.engines.cancel.GRACE_S` in all;
 - accepts a 2xx answer only when its body is empty or JSON (a ``text/html`` page or a body cut
   short is an engine error, never an empty result);
 - turns every failure into an :class:`memeval.errors.EngineError` with a one-line reason that
@@ -37,6 +38,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from memeval.engines.cancel import CANCEL
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 from memeval.secrets import is_secret, mask, remember
@@ -50,35 +52,6 @@ STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
 STATE_CHANGED_ATTEMPTS = 6
 REASON_CHARS = 200
 POLL_S = 0.05
-GRACE_S = 2.0
-"""After a Ctrl-C, how long the requests that follow (the cleanup) may take in all."""
-
-
-class _Cancel:
-    """Process-wide cancellation: a Ctrl-C stops every request in flight, in every client."""
-
-    def __init__(self) -> None:
-        self.generation = 0
-        self.until: float | None = None
-
-    def deadline(self, own: float) -> float:
-        return own if self.until is None else min(own, self.until)
-
-
-_CANCEL = _Cancel()
-
-
-def cancel_requests(grace_s: float = GRACE_S) -> None:
-    """Stop waiting for every request in flight (they fail as cancelled) and give later requests
-    ``grace_s`` seconds in all. Safe to call from a signal handler; later calls keep the first grace."""
-    _CANCEL.generation += 1
-    if _CANCEL.until is None:
-        _CANCEL.until = time.monotonic() + grace_s
-
-
-def reset_cancel() -> None:
-    """Forget an earlier :func:`cancel_requests` (a process that runs on after an interrupt)."""
-    _CANCEL.until = None
 
 
 class Secret:
@@ -289,10 +262,10 @@ class HttpClient:
 
         Raises:
             httpx.ReadTimeout: no complete answer by the deadline (the thread is abandoned).
-            EngineError: cancelled by :func:`cancel_requests`, or the grace after it is over.
+            EngineError: cancelled by :func:`~memeval.engines.cancel.cancel_requests`, or the grace after it is over.
         """
-        generation = _CANCEL.generation
-        deadline = _CANCEL.deadline(time.monotonic() + self.timeout_s)
+        generation = CANCEL.generation
+        deadline = CANCEL.deadline(time.monotonic() + self.timeout_s)
         if deadline <= time.monotonic():
             raise EngineError(f"{where}: not sent: the run was interrupted")
         outcome: list[httpx.Response | BaseException] = []
@@ -308,7 +281,7 @@ class HttpClient:
 
         threading.Thread(target=send, name=f"memeval-{self.name}-request", daemon=True).start()
         while not done.wait(POLL_S):
-            if _CANCEL.generation != generation:
+            if CANCEL.generation != generation:
                 raise EngineError(f"{where}: cancelled: the run was interrupted")
             if time.monotonic() >= deadline:
                 raise httpx.ReadTimeout(f"no complete answer within {self.timeout_s:g} s")
@@ -364,7 +337,7 @@ class HttpClient:
 
     @staticmethod
     def _wait(reason: str, attempt: int, delay: float) -> None:
-        if _CANCEL.until is not None and _CANCEL.until < time.monotonic() + delay:
+        if CANCEL.until is not None and CANCEL.until < time.monotonic() + delay:
             raise EngineError(f"{reason}; not retried: the run was interrupted")
         log.warning("%s; retry %d in %.2f s", reason, attempt + 1, delay)
         time.sleep(delay)

@@ -8,6 +8,7 @@ between pages never repeats or skips an item).
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -106,3 +107,22 @@ class ItemLog:
         if self._ascending is None:
             self._ascending = sorted(self._items.values(), key=itemgetter(0))
         return self._ascending
+
+
+class AcceptedListing:
+    """The listing of an engine that cannot list what it stores (mem0 and Graphiti keep derived
+    memories, not the items written): each tenant's :class:`ItemLog` of the items it accepted,
+    paged newest first. The engine fills ``_logs`` under ``_lock`` as writes are accepted."""
+
+    _logs: dict[str, ItemLog]
+    _lock: threading.Lock
+
+    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
+        """A page of the items accepted in ``tenant``, newest first by ``at`` then write order.
+
+        Raises:
+            EngineError: an invalid ``limit`` or cursor.
+        """
+        with self._lock:
+            log = self._logs.get(tenant)
+            return log.page(cursor, limit) if log else newest_page([], cursor, limit)

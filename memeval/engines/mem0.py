@@ -48,9 +48,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from memeval.engines import mem0_records as records
-from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt,
+from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, MemoryItem, RecallRequest, WriteReceipt,
                                   capabilities_of)
-from memeval.engines.listing import ItemLog, newest_page, recency_key
+from memeval.engines.listing import AcceptedListing, ItemLog, recency_key
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
@@ -149,7 +149,7 @@ def _guard(what: str, call: Callable[[], Any]) -> Any:
         raise EngineError(f"mem0 {what} failed: {type(err).__name__}: {reason}") from None
 
 
-class Mem0Engine:
+class Mem0Engine(AcceptedListing):
     """A mem0 ``Memory`` behind the engine contract; calls are serialised (qdrant's local mode
     is not safe across threads). Raw storage (``infer`` false); see :class:`Mem0Extracting`."""
 
@@ -190,17 +190,6 @@ class Mem0Engine:
                                                    metadata=meta, infer=self._infer))
             log.add(item)
             return WriteReceipt(item.id)
-
-    def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
-        """A page of the items accepted in ``tenant``, newest first by ``at`` then write order.
-
-        Raises:
-            EngineError: an invalid ``limit`` or cursor.
-        """
-        with self._lock:
-            log = self._logs.get(tenant)
-            return log.page(cursor, limit) if log else newest_page([], cursor, limit)
-
 
     def recall(self, request: RecallRequest) -> list[Hit]:
         """At most ``request.limit`` memories in the requested nodes: mem0's ``search`` ranking

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.datasets.model import LOCOMO_CATEGORIES
 from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
 from memeval.record import BenchmarkInfo, ProbeResult, RunRecord
 from memeval.score.benchmark import APPLIED
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
             "the gold answer in the pack (an abstention question: no trap answer in the pack)")
-_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
 
 
 @dataclass(frozen=True)
@@ -42,7 +40,7 @@ def benchmark_view(record: RunRecord) -> BenchmarkView | None:
     probes = [p for p in record.probes if p.phase == "recall" and p.category is not None]
     model = record.answerer is not None
     graded = model and info.grader in APPLIED
-    rows, notes = _lme_rows(probes, model) if info.format == "longmemeval" else _locomo_rows(probes, model, graded)
+    rows, notes = _lme_rows(probes, model) if info.format == "longmemeval" else _locomo_rows(probes, model, graded, info.category_map)
     if not model:
         measure = NO_MODEL
     elif info.grader in APPLIED:
@@ -84,13 +82,14 @@ def _lme_rows(probes: list[ProbeResult], model: bool) -> tuple[tuple[tuple[str, 
     return tuple(rows), notes
 
 
-def _locomo_rows(probes: list[ProbeResult], model: bool,
-                 graded: bool) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+def _locomo_rows(probes: list[ProbeResult], model: bool, graded: bool,
+                 category_map: dict[str, str]) -> tuple[tuple[tuple[str, str, str], ...], tuple[str, ...]]:
+    ids = {name: int(cid) for cid, name in category_map.items()}  # the record's own map, as the file numbers them
     outcomes = []
     for p in probes:
         ok = _correct(p, model)
         score = p.grader_score if graded else (None if ok is None else float(ok))
-        outcomes.append(LocomoOutcome(p.id, _IDS.get(p.category or "", 0), score))
+        outcomes.append(LocomoOutcome(p.id, ids.get(p.category or "", 0), score))
     table = locomo_table(outcomes)
     rows = [(m.name, _pct(m.mean), str(m.n)) for m in (*table.per_category, table.with_adversarial,
                                                         table.without_adversarial)]

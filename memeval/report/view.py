@@ -5,9 +5,14 @@ Formats: a rate is ``NN% (k/n)``, or ``–`` when n = 0; a missing value is ``�
 
 from __future__ import annotations
 
-from memeval.report.benchmark import benchmark_view
+from typing import TYPE_CHECKING
+
 from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
+
 from memeval.score.stats import Rate
+
+if TYPE_CHECKING:
+    from memeval.report.benchmark import BenchmarkView
 
 DASH = "–"
 Row = dict[str, str]
@@ -76,7 +81,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
         "answerer": answerer_rows(record.answerer),
-        "benchmark": benchmark_view(record),
+        "benchmark": _benchmark(record),
     }
 
 
@@ -138,3 +143,13 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
         if judge.stopped:
             rows.append(("Judge stopped", judge.stopped))
     return [(label, value.replace("|", "\\|")) for label, value in rows]
+
+
+def _benchmark(record: RunRecord) -> "BenchmarkView | None":
+    """The benchmark section's view, or None; its tables (and the benchmarks' category names)
+    load only for a benchmark's run."""
+    if record.benchmark is None:
+        return None
+    from memeval.report.benchmark import benchmark_view
+
+    return benchmark_view(record)

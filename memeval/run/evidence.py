@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memeval.datasets.graders import evidence_recall, retrieved_ids
 from memeval.record import ProbeResult
 from memeval.spec.model import Probe, Scenario
 
@@ -28,5 +27,7 @@ def with_evidence(result: ProbeResult, probe: Probe, texts: dict[str, str]) -> P
     """``result`` with its evidence recall, for a scored probe that cites evidence."""
     if not probe.evidence or not result.scored or result.pack is None:
         return result
+    from memeval.datasets.graders import evidence_recall, retrieved_ids  # only a benchmark's probes cite evidence
+
     cited = {i: texts[i] for i in probe.evidence if i in texts}
     return replace(result, evidence_recall=evidence_recall(probe.evidence, retrieved_ids(cited, result.pack)))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
-from memeval.engines.http_client import cancel_requests, reset_cancel
+from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
 from memeval.record import RunRecord, Shard

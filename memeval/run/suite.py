@@ -17,10 +17,9 @@ from memeval.engines.base import Engine, ReportsUsage
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import engine_server
 from memeval.engines.base import Usage as EngineUsage
-from memeval.run.benchmark import benchmark_info
 from memeval.spec.units import suite_scenarios
 from memeval.errors import EngineError, UsageError
-from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
+from memeval.record import FORMAT_VERSION, BenchmarkInfo, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
     SuiteInfo, TimingLabel, Usage
 from memeval.record.codec import from_json
 from memeval.run.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id
@@ -175,6 +174,16 @@ class Eta:
         return f"progress: {self.finished}/{self.total} units done, {elapsed:.0f} s elapsed, ETA {elapsed / self.ran * left:.0f} s"
 
 
+def _benchmark(suite: Suite) -> BenchmarkInfo | None:
+    """The run's benchmark record; the benchmark graders load only for a benchmark's suite
+    (a ``dataset:`` source, or the ``x-dataset`` note of an imported one)."""
+    if suite.dataset is None and "x-dataset" not in suite.resolved:
+        return None
+    from memeval.run.benchmark import benchmark_info
+
+    return benchmark_info(suite)
+
+
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
              options: RunOptions, progress: Progress, place: tuple[int, int], journal: Journal | None) -> ScenarioEntry:
     before = _read_usage(engine, caps)
@@ -224,7 +233,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         timings={label: tuple(samples) for label, samples in timings.items()},
         interrupted=interrupted,
         shard=shard,
-        benchmark=benchmark_info(suite),
+        benchmark=_benchmark(suite),
     )
     return derive(record)
 

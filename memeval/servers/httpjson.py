@@ -26,11 +26,9 @@ from types import FrameType
 from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from memeval.nonce import NONCE_ENV, NONCE_HEADER
+
 T = TypeVar("T")
-NONCE_ENV = "MEMEVAL_SERVER_NONCE"
-NONCE_HEADER = "X-Memeval-Nonce"
-"""A server started with ``MEMEVAL_SERVER_NONCE`` in its environment sends it back in this header
-on every answer, so whoever started it can tell it from another server on the same port."""
 
 
 class HttpError(Exception):

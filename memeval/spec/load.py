@@ -16,7 +16,6 @@ from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
-from memeval.spec.dataset import load_dataset
 from memeval.spec.checks import Located, agent_tenants, check_scenario, check_suite, default_tenant, items, thread_tenant
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
@@ -88,6 +87,8 @@ def load_suite(path: str) -> m.Suite:
     issues += _semantic_issues(located, data, path, marks)
     dataset = None
     if isinstance(data.get("dataset"), dict) and not any(i.path.startswith("dataset") for i in issues):
+        from memeval.spec.dataset import load_dataset  # the dataset readers load only for a suite that has one
+
         dataset, found = load_dataset(data["dataset"], path, marks)
         issues += found
         if dataset is not None:  # the suite's hash covers the data it runs, so a resume checks it too

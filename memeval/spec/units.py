@@ -13,9 +13,6 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from memeval.datasets.importer import unit_document
-from memeval.datasets.source import DatasetFile, iter_units
-from memeval.datasets.yamlout import ImportResult
 from memeval.errors import SpecError
 from memeval.spec.checks import Located, check_scenario
 from memeval.spec.load import build_scenario
@@ -40,6 +37,10 @@ def dataset_scenarios(source: DatasetSource, epoch: datetime, match: str,
         UsageError: the file changed since it was verified at load.
         SpecError: a unit whose mapping fails the loader's checks (a mapping bug, never data).
     """
+    from memeval.datasets.importer import unit_document  # the readers load only for a suite with a dataset
+    from memeval.datasets.source import DatasetFile, iter_units
+    from memeval.datasets.yamlout import ImportResult
+
     chosen, wanted = set(source.questions), set(source.units)
     dataset = DatasetFile(source.format, Path(source.path), source.variant, source.sha256, ())
     for unit in iter_units(dataset):

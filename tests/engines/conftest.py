@@ -6,8 +6,12 @@ The bearer keys are planted, distinctive values, so a leak would show.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -79,3 +83,29 @@ def write_all(engine: Engine, items: list[MemoryItem]) -> None:
     for item in items:
         written.setdefault(item.tenant, set()).add(item.id)
     settle(engine, written, timeout_s=5, poll_s=0.05)
+
+
+def assert_engine_leaves_nothing(tmp_path: Path, adapter: str, url: str, text: str, query: str,
+                                 unset: str) -> None:
+    """Build ``adapter`` in a fresh process whose HOME and TMPDIR are empty folders, write
+    ``text``, recall it by ``query`` and close: the engine must have used TMPDIR while open, and
+    leave HOME and TMPDIR empty (``unset``: a variable that would point its files elsewhere)."""
+    home, tmp = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    script = (
+        "import sys, os\n"
+        "from memeval.engines import create_engine\n"
+        "from memeval.engines.base import MemoryItem, RecallRequest\n"
+        f"e = create_engine({adapter!r}, {{'url': sys.argv[1]}})\n"
+        f"e.write(MemoryItem('t', 'agent:a', 'turn', {text!r}, agent='a'))\n"
+        f"assert e.recall(RecallRequest('t', ('agent:',), {query!r}, 5))\n"
+        "assert os.listdir(os.environ['TMPDIR'])\n"
+        "e.close()\n"
+    )
+    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
+    env.pop(unset, None)
+    done = subprocess.run([sys.executable, "-c", script, url], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list(home.iterdir()) == []
+    assert list(tmp.iterdir()) == []

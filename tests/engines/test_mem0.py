@@ -16,12 +16,14 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+
 from memeval.engines import create_engine
 from memeval.engines.base import Engine, MemoryItem, RecallRequest
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer, start_server
 from memeval.servers.mock_models import object_reply
 from tests.conftest import FIXTURES, MEMEVAL, ROOT
+from tests.engines.conftest import assert_engine_leaves_nothing
 
 needs_mem0 = pytest.mark.skipif(importlib.util.find_spec("mem0") is None,
                                 reason="mem0ai is not installed (pip install 'memeval[mem0]')")
@@ -207,26 +209,7 @@ def test_a_failing_model_is_a_one_line_engine_error_and_the_write_can_be_retried
 @pytest.mark.slow
 @needs_mem0
 def test_nothing_is_written_to_home_and_the_owned_folder_goes_on_close(mock, tmp_path):
-    home, tmp = tmp_path / "home", tmp_path / "tmp"
-    home.mkdir()
-    tmp.mkdir()
-    script = (
-        "import sys, os\n"
-        "from memeval.engines import create_engine\n"
-        "from memeval.engines.base import MemoryItem, RecallRequest\n"
-        "e = create_engine('mem0', {'url': sys.argv[1]})\n"
-        "e.write(MemoryItem('t', 'agent:a', 'turn', 'I like tea', agent='a'))\n"
-        "assert e.recall(RecallRequest('t', ('agent:',), 'tea', 5))\n"
-        "assert os.listdir(os.environ['TMPDIR'])\n"
-        "e.close()\n"
-    )
-    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
-    env.pop("MEM0_DIR", None)
-    done = subprocess.run([sys.executable, "-c", script, mock.url + "/v1"], env=env, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert list(home.iterdir()) == []
-    assert list(tmp.iterdir()) == []
+    assert_engine_leaves_nothing(tmp_path, "mem0", mock.url + "/v1", "I like tea", "tea", "MEM0_DIR")
 
 
 @pytest.mark.slow
