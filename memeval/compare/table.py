@@ -3,9 +3,9 @@
 The result (what ``--json`` and a sweep's ``summary.json`` hold)::
 
     {"baseline": name, "alpha": 0.05,
-     "profiles": [{name, runs, labels, flags_changed}],
+     "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
-               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark}]}],
+               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
@@ -13,7 +13,9 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
 profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
 :mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies, and ``mark``
 one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~`` (within
-noise), or null (the baseline, or nothing to compare).
+noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed scoring
+setup differences of the side from the baseline (``--allow-setup-diff``; see
+:mod:`memeval.compare.setup`): every cell of the side carries them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 import memeval.compare.noise as noise
 from memeval.compare.groups import Side, flags_changed
 from memeval.compare.paired import flips, paired_test
+from memeval.compare.setup import SUBJECT, labels
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
 from memeval.score.kpi import GROUPS, METRICS_BY_NAME
 
@@ -103,18 +106,21 @@ def _mark(better: Better | None, delta: float) -> str:
     return BETTER if (delta > 0) == (better == "up") else WORSE
 
 
-def compare_sides(sides: list[Side]) -> Comparison:
-    """The comparison of every side against ``sides[0]``, the baseline (see module docstring)."""
+def compare_sides(sides: list[Side], allowed: tuple[str, ...] = (), subject: tuple[str, ...] = SUBJECT) -> Comparison:
+    """The comparison of every side against ``sides[0]``, the baseline (see module docstring);
+    ``allowed`` are the setup differences the user accepted, labelled on each side's cells."""
     base = sides[0]
+    diffs: list[Json] = [list(labels(base.runs[0], s.runs, allowed, subject)) if i else [] for i, s in enumerate(sides)]
     kpis: list[JsonObject] = []
     for meta in kpi_index(sides):
-        cells: list[Json] = [cell(meta, base, side) for side in sides]
+        cells: list[Json] = [{**cell(meta, base, side), "setup_diff": diffs[i]} for i, side in enumerate(sides)]
         kpis.append({**meta.to_json(), "paired": (meta.group, meta.name) in METRICS_BY_NAME, "cells": cells})
     return {
         "baseline": base.name,
         "alpha": noise.ALPHA,
         "profiles": [{"name": s.name, "runs": len(s.runs), "labels": [r.label for r in s.runs],
-                      "flags_changed": list(flags_changed(base.flags, s.flags))} for s in sides],
+                      "flags_changed": list(flags_changed(base.flags, s.flags)), "setup_diff": diffs[i]}
+                     for i, s in enumerate(sides)],
         "kpis": kpis,
         "moved": {s.name: _moved(kpis, i) for i, s in enumerate(sides) if i},
         "flips": {s.name: flips(base, s) for s in sides[1:]},

@@ -38,12 +38,14 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_cell(cell: Cells, baseline: float | None, unit: Unit) -> str:
-    """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side."""
+    """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side, followed by
+    ``[≠ field, …]`` when the side's setup differs from the baseline's in allowed fields."""
     value = fmt_kpi(cell["value"], unit)
+    label = f" [≠ {', '.join(cell['setup_diff'])}]" if cell.get("setup_diff") else ""
     if cell["mark"] is None or baseline is None:
-        return value
+        return value + label
     p = fmt_p(cell["p"])
-    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''})"
+    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''}){label}"
 
 
 def build_view(comparison: Comparison | None) -> dict[str, object]:
@@ -66,7 +68,8 @@ def build_view(comparison: Comparison | None) -> dict[str, object]:
     return {
         "c": comparison,
         "profiles": [{"name": p["name"] + (" (baseline)" if i == 0 and p["name"] != "baseline" else ""), "runs": p["runs"],
-                      "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH}
+                      "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH,
+                      "setup_diff": ", ".join(f"`{f}`" for f in p.get("setup_diff", [])) or DASH}
                      for i, p in enumerate(data["profiles"])],
         "tables": tables,
         "moved": moved,

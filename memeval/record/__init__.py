@@ -13,13 +13,15 @@ from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
                                 RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
+from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
                                    ScenarioStatus, Style, TimingLabel, Unit)
 
 __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "Better", "Builds",
-    "CacheInfo", "Cleanup", "Count", "EngineSnapshot", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
+    "CacheInfo", "Cleanup", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup", "ModelSetup",
+    "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
     "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Style", "SuiteInfo", "SweepNote",

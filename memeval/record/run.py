@@ -12,6 +12,7 @@ from memeval.record.answerer import Answerer
 from memeval.record.codec import Json, JsonObject, RecordError, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
+from memeval.record.setup import Setup
 from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
 
 FORMAT_VERSION: Literal[1] = 1
@@ -258,6 +259,8 @@ class RunRecord:
     """The sweep cell it ran in (None outside a sweep)."""
     regrade: RegradeNote | None = omitted(default=None)
     """The regrade that produced it (None for a run)."""
+    setup: Setup | None = omitted(default=None)
+    """The scoring setup (derived; None in records written before it was kept)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

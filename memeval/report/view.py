@@ -6,6 +6,7 @@ Formats: a rate is ``NN% (k/n)``, or ``–`` when n = 0; a missing value is ``�
 from __future__ import annotations
 
 from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
+from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 
 DASH = "–"
@@ -74,6 +75,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "misses": [_miss(p) for p in record.probes if _is_miss(p)],
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
+        "setup": fingerprint(setup_of(record)),
         "answerer": answerer_rows(record.answerer),
     }
 

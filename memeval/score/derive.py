@@ -7,10 +7,12 @@ from dataclasses import replace
 
 from memeval.record import RunRecord
 from memeval.score.kpi import compute_kpis
+from memeval.score.setup import scoring_setup
 from memeval.score.totals import breakdown, latency
 
 
 def derive(record: RunRecord) -> RunRecord:
-    """``record`` with its totals, latency and KPIs computed from the rest."""
+    """``record`` with its totals, latency, KPIs and scoring setup computed from the rest."""
     return replace(record, totals=breakdown(record.probes), latency=latency(record.timings),
-                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer))
+                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer),
+                   setup=scoring_setup(record))
