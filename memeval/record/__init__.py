@@ -11,7 +11,7 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
                                      ModelSide, Planted, Prompt, Sampling)
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
-from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
+from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
                                 RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
 from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
@@ -20,7 +20,7 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
 
 __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "Better", "Builds",
-    "CacheInfo", "Cleanup", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup", "ModelSetup",
+    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup", "ModelSetup",
     "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",

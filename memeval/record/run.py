@@ -160,6 +160,25 @@ class LatencyRow:
 
 
 @dataclass(frozen=True)
+class ClusterInterval:
+    """A KPI's cluster bootstrap 95% interval: whole clusters (scenarios: a LoCoMo conversation, a
+    LongMemEval question) resampled, so probes sharing a haystack are not counted as independent."""
+
+    unit: str
+    """What a cluster is (``scenario``)."""
+    clusters: int
+    """Clusters with at least one counted probe."""
+    ci95: tuple[float, float] | None
+    """The interval in the KPI's unit (None: fewer than two clusters; ``reason`` says so)."""
+    reason: str | None
+    """Why there is no interval (None when there is)."""
+    seed: int
+    """The resampling seed."""
+    resamples: int
+    """Bootstrap resamples drawn."""
+
+
+@dataclass(frozen=True)
 class Kpi:
     """One number a configuration is chosen on."""
 
@@ -177,6 +196,8 @@ class Kpi:
     """Sample size."""
     ci95: tuple[float, float] | None
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
+    clustered: ClusterInterval | None = omitted(default=None)
+    """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or an older record)."""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,18 @@ def fmt_ci(k: Kpi) -> str:
     return f"{fmt_kpi(k.ci95[0], k.unit)} – {fmt_kpi(k.ci95[1], k.unit)}"
 
 
+def fmt_cluster(k: Kpi) -> str:
+    """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
+    ``–`` when the KPI has none, the clusters alone when there were too few."""
+    c = k.clustered
+    if c is None:
+        return DASH
+    count = f"{c.clusters} {c.unit}{'' if c.clusters == 1 else 's'}"
+    if c.ci95 is None:
+        return f"{DASH} ({count})"
+    return f"{fmt_kpi(c.ci95[0], k.unit)} – {fmt_kpi(c.ci95[1], k.unit)} ({count})"
+
+
 def accuracy_row(name: str, phase: str, t: Totals) -> Row:
     """One row of the accuracy table."""
     return {"name": name, "phase": phase, "hit": fmt_rate(t.pack_hit), "extractive": fmt_rate(t.extractive),
@@ -69,6 +81,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
     latency = [{"label": str(label), "n": row.n, "p50": fmt_num(row.p50), "p95": fmt_num(row.p95),
                 "p99": fmt_num(row.p99), "max": fmt_num(row.max)} for label, row in record.latency.items()]
     kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi(k.value, k.unit), "n": k.n, "ci": fmt_ci(k),
+             "cluster": fmt_cluster(k),
              "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
         "r": record, "accuracy": accuracy, "styles": styles, "latency": latency, "kpis": kpis,
