@@ -5,13 +5,15 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
     {"baseline": name, "alpha": 0.05,
      "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
-               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff}]}],
+               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff,
+                       test, clusters}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
 ``value`` is the mean over the side's repeats (null when no run measured it), ``delta`` the
 profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
-:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies, and ``mark``
+:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
+over ``clusters`` scenarios when there are two or more), and ``mark``
 one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~`` (within
 noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed scoring
 setup differences of the side from the baseline (``--allow-setup-diff``; see
@@ -83,7 +85,7 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     own, ref = summarise(side, meta.group, meta.name), summarise(base, meta.group, meta.name)
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
-                   "mark": None}
+                   "mark": None, "test": None, "clusters": None}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
@@ -94,7 +96,7 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     if metric is not None:
         test = paired_test(base, side, metric)
         p = round(test.p, 4)
-        out.update(p=p, gained=test.gained, lost=test.lost)
+        out.update(p=p, gained=test.gained, lost=test.lost, test=test.method, clusters=test.clusters)
     moved = noise.is_move(delta, threshold, p)
     out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
     return out
