@@ -6,6 +6,7 @@ import click
 
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
+from memeval.run.repeat import run_repeats
 from memeval.run.session import RunRequest, run_session
 
 
@@ -32,11 +33,17 @@ from memeval.run.session import RunRequest, run_session
                    "with the engine and options it was started with.")
 @click.option("--force", is_flag=True, help="Replace the run record that --out or --json already holds.")
 @click.option("--quiet", is_flag=True, help="Print only the output paths (and errors).")
+@click.option("--repeat", "repeats", type=click.IntRange(min=1), default=1, metavar="N",
+              help="Run the suite N times (fresh tenants, separate answer caches) and report the per-probe flip "
+                   "rate and each KPI's spread in repeats.md.")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
-            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool) -> Outcome:
+            cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool,
+            repeats: int) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
                          force)
+    if repeats > 1:
+        return run_repeats(request, repeats, echo=lambda line: click.echo(line, err=True), show=click.echo)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

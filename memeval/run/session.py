@@ -64,6 +64,11 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     calls that failed; interrupted). ``echo`` takes progress and status lines, ``show`` the
     report (unless ``quiet``). With ``resume``, what the request leaves unset (engine, --only,
     label, options) is taken from the run's journal."""
+    return run_once(req, echo, show)[0]
+
+
+def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
+    """:func:`run_session`, also returning the run's folder (what ``--repeat`` reads back)."""
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
@@ -87,7 +92,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     if not req.quiet:
         show(report)
     echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html")
-    return _outcome(record, req.suite_file, folder, echo)
+    return _outcome(record, req.suite_file, folder, echo), folder
 
 
 def _resumed(req: RunRequest, resume: str) -> RunRequest:
