@@ -12,7 +12,7 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
-                                RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
+                                RateValue, RegradeNote, RunRecord, Stuffing, SuiteInfo, SweepNote, Totals)
 from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
@@ -24,6 +24,6 @@ __all__ = [
     "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
-    "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Style", "SuiteInfo", "SweepNote",
+    "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Stuffing", "Style", "SuiteInfo", "SweepNote",
     "Synthesis", "TenantDerived", "TimingLabel", "Totals", "Unit", "Usage",
 ]

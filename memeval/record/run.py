@@ -201,6 +201,25 @@ class Kpi:
 
 
 @dataclass(frozen=True)
+class Stuffing:
+    """The context-stuffing check: how much of their haystacks (the tokens written to the
+    probe's tenant) the packs held; above ``threshold`` on average the run is not a retrieval test."""
+
+    threshold: float
+    """The share above which a run is flagged (the suite's ``stuffing_threshold``, default 0.5)."""
+    probes: int
+    """Scored probes with a pack and a haystack."""
+    mean_share: float
+    """Mean of pack tokens / haystack tokens."""
+    max_share: float
+    """The largest share."""
+    over: int
+    """Probes whose pack held more than ``threshold`` of their haystack."""
+    flagged: bool
+    """The mean share is above ``threshold``: not a retrieval test."""
+
+
+@dataclass(frozen=True)
 class SweepNote:
     """What a sweep cell adds: the matrix, the profile and repeat, and the drift guard."""
 
@@ -282,6 +301,8 @@ class RunRecord:
     """The regrade that produced it (None for a run)."""
     setup: Setup | None = omitted(default=None)
     """The scoring setup (derived; None in records written before it was kept)."""
+    stuffing: Stuffing | None = omitted(default=None)
+    """The context-stuffing check (derived; None: no probe with a pack and a haystack, or an older record)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

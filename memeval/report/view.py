@@ -48,6 +48,17 @@ def fmt_ci(k: Kpi) -> str:
     return f"{fmt_kpi(k.ci95[0], k.unit)} – {fmt_kpi(k.ci95[1], k.unit)}"
 
 
+def stuffing_line(record: RunRecord) -> str | None:
+    """The "not a retrieval test" warning when the run's packs held more than the threshold of
+    their haystacks, else None."""
+    s = record.stuffing
+    if s is None or not s.flagged:
+        return None
+    return (f"Not a retrieval test: the packs held on average {100 * s.mean_share:.0f}% of their haystack "
+            f"(the tokens written to the probe's tenant; threshold {100 * s.threshold:.0f}%, "
+            f"{s.over} of {s.probes} probes above it).")
+
+
 def fmt_cluster(k: Kpi) -> str:
     """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
     ``–`` when the KPI has none, the clusters alone when there were too few."""
@@ -89,6 +100,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
         "setup": fingerprint(setup_of(record)),
+        "stuffing": stuffing_line(record),
         "answerer": answerer_rows(record.answerer),
     }
 
