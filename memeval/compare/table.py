@@ -6,18 +6,21 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
      "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
                cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff,
-                       test, clusters}]}],
+                       test, clusters, mde_pp, underpowered}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
 ``value`` is the mean over the side's repeats (null when no run measured it), ``delta`` the
 profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
 :mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
-over ``clusters`` scenarios when there are two or more), and ``mark``
-one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~`` (within
-noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed scoring
-setup differences of the side from the baseline (``--allow-setup-diff``; see
-:mod:`memeval.compare.setup`): every cell of the side carries them.
+over ``clusters`` scenarios when there are six or more; see :mod:`memeval.compare.paired`),
+and ``mark`` one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~``
+(within noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed
+scoring setup differences of the side from the baseline (``--allow-setup-diff``; see
+:mod:`memeval.compare.setup`): every cell of the side carries them. For a ``~`` cell of a rate
+read off probes with a non-zero Δ, ``mde_pp`` is the minimum detectable change at the
+baseline's size (:mod:`memeval.compare.power`) and ``underpowered`` whether |Δ| is below it
+(the comparison could not have seen a change that size); both null otherwise.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 import memeval.compare.noise as noise
 from memeval.compare.groups import Side, flags_changed
 from memeval.compare.paired import flips, paired_test
+from memeval.compare.power import min_detectable
 from memeval.compare.setup import SUBJECT, labels
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
 from memeval.score.kpi import GROUPS, METRICS_BY_NAME
@@ -85,7 +89,8 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     own, ref = summarise(side, meta.group, meta.name), summarise(base, meta.group, meta.name)
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
-                   "mark": None, "test": None, "clusters": None}
+                   "mark": None, "test": None, "clusters": None, "mde_pp": None,
+                   "underpowered": None}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
@@ -99,6 +104,9 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
         out.update(p=p, gained=test.gained, lost=test.lost, test=test.method, clusters=test.clusters)
     moved = noise.is_move(delta, threshold, p)
     out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
+    if not moved and metric is not None and delta:
+        mde = min_detectable(base, metric)
+        out.update(mde_pp=mde, underpowered=None if mde is None else abs(delta) < mde)
     return out
 
 

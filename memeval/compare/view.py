@@ -52,7 +52,7 @@ def build_view(comparison: Comparison | None) -> dict[str, object]:
     """Everything compare.md.j2 shows, formatted; for None (a sweep where no cell completed) a
     view with ``c`` null and nothing to show."""
     if comparison is None:
-        return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
+        return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": [], "underpowered": []}
     data: Cells = comparison
     names = [p["name"] for p in data["profiles"]]
     shown = [k for k in data["kpis"] if any(c["value"] is not None for c in k["cells"])]
@@ -74,6 +74,9 @@ def build_view(comparison: Comparison | None) -> dict[str, object]:
         "tables": tables,
         "moved": moved,
         "flips": [{"profile": name, **f} for name, fs in data["flips"].items() for f in fs],
+        "underpowered": [f"{c['profile']}: {k['group']} / {k['name']} {fmt_delta(c['delta'], 0.0, k['unit'])} reads ~, "
+                         f"but the smallest change this comparison could detect is {c['mde_pp']:.1f} pp"
+                         for k in shown for c in k["cells"] if c.get("underpowered")],
     }
 
 
