@@ -153,7 +153,8 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
         wrongly = "; ".join(f"{x.id}: \"{x.answer}\" ({x.kind})" for x in lenient.accepted)
         rows += _model_rows(judge, "Judge") + [
             ("Judge accepts", fmt_rate(judge.accepted)),
-            ("Judge agrees with the grader", fmt_rate(Count(judge.agreement.agree, judge.agreement.n))),
+            ("Judge agrees with the grader", fmt_rate(Count(judge.agreement.agree, judge.agreement.n))
+             + f", Cohen's κ {fmt_num(judge.agreement.kappa, 2)} (n={judge.agreement.n})"),
             ("Leniency check (planted wrong answers)",
              f"rejected {fmt_rate(Count(lenient.rejected, lenient.n))}, false acceptance "
              f"{fmt_rate(Count(lenient.n - lenient.rejected, lenient.n))}"
