@@ -11,18 +11,18 @@ and the churn report beside them, in ``runs/<label>/repeats-<first run id>/``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from memeval.errors import Outcome, UsageError, exit_code
-from memeval.record import JsonObject, RunRecord
+from memeval.record import KpiGroup, RunRecord, Unit
+from memeval.record.codec import to_json
 from memeval.report.files import read_run, write_json, write_text
-from memeval.report.view import fmt_kpi
-from memeval.run.session import RunRequest, run_once
+from memeval.report.view import DASH, fmt_kpi
+from memeval.run.session import Echo, RunRequest, run_once
 from memeval.score.clustered import flip_rate, spread
 from memeval.score.kpi import METRICS_BY_NAME
 
-Echo = Callable[[str], None]
 FLIP_KPIS = ("pack hit", "extractive answer", "model answer")
 """The probe verdicts whose churn the report counts."""
 
@@ -52,50 +52,73 @@ def run_repeats(req: RunRequest, repeats: int, echo: Echo, show: Echo) -> Outcom
     target = req.out or os.path.join(os.path.dirname(folders[0]), f"repeats-{records[0].run_id}")
     os.makedirs(target, exist_ok=True)
     data = churn(records)
-    write_json(os.path.join(target, "repeats.json"), data)
+    write_json(os.path.join(target, "repeats.json"), to_json(data))
     write_text(os.path.join(target, "repeats.md"), render_churn(data))
     echo(f"wrote {os.path.join(target, 'repeats.md')} and repeats.json")
     return max(outcomes, key=exit_code)
 
 
-def churn(records: Sequence[RunRecord]) -> JsonObject:
-    """``{runs: [run ids], flips: [{kpi, k, n, rate}], spread: [{group, name, unit, n, low, high, sd}]}``
-    over the repeats ``records``."""
-    flips: list[JsonObject] = []
+@dataclass(frozen=True)
+class Flips:
+    """One verdict's churn: ``k`` of ``n`` probes (scored in two or more repeats) flipped."""
+
+    kpi: str
+    k: int
+    n: int
+    rate: float | None
+
+
+@dataclass(frozen=True)
+class KpiSpread:
+    """One KPI over the repeats: ``n`` repeats with a value, min, max and sample SD."""
+
+    group: str
+    name: str
+    unit: Unit
+    n: int
+    low: float | None
+    high: float | None
+    sd: float | None
+
+
+@dataclass(frozen=True)
+class Churn:
+    """The churn between repeats (repeats.json is its JSON)."""
+
+    runs: tuple[str, ...]
+    flips: tuple[Flips, ...]
+    spread: tuple[KpiSpread, ...]
+
+
+def churn(records: Sequence[RunRecord]) -> Churn:
+    """The flip rate of each of :data:`FLIP_KPIS` and the spread of every KPI over ``records``."""
+    flips = []
     for name in FLIP_KPIS:
         metric = METRICS_BY_NAME[("accuracy", name)]
         r = flip_rate([{k: bool(v) for k, v in metric.outcomes(run.probes).items()} for run in records])
-        flips.append({"kpi": name, "k": r.k, "n": r.n, "rate": None if r.value is None else round(r.value, 4)})
-    kpis: dict[tuple[str, str], list[float | None]] = {}
-    units: dict[tuple[str, str], str] = {}
+        flips.append(Flips(name, r.k, r.n, None if r.value is None else round(r.value, 4)))
+    values: dict[tuple[KpiGroup, str], list[float | None]] = {}
+    units: dict[tuple[KpiGroup, str], Unit] = {}
     for run in records:
         for k in run.kpis:
-            kpis.setdefault((k.group, k.name), []).append(k.value)
+            values.setdefault((k.group, k.name), []).append(k.value)
             units[(k.group, k.name)] = k.unit
-    spreads: list[JsonObject] = []
-    for (group, name), values in kpis.items():
-        s = spread(values)
-        spreads.append({"group": group, "name": name, "unit": units[(group, name)], "n": s.n, "low": s.low,
-                        "high": s.high, "sd": s.sd})
-    return {"runs": [r.run_id for r in records], "flips": flips, "spread": spreads}
+    spreads = [KpiSpread(group, name, units[(group, name)], s.n, s.low, s.high, s.sd)
+               for (group, name), vs in values.items() for s in (spread(vs),)]
+    return Churn(tuple(r.run_id for r in records), tuple(flips), tuple(spreads))
 
 
-def render_churn(data: JsonObject) -> str:
+def render_churn(data: Churn) -> str:
     """repeats.md: the flip rates, then each KPI's spread over the repeats."""
-    runs = data["runs"]
-    assert isinstance(runs, list)
-    lines = [f"# memeval run --repeat {len(runs)}", "", f"Runs: {', '.join(f'`{r}`' for r in runs)}.", "",
+    lines = [f"# memeval run --repeat {len(data.runs)}", "", f"Runs: {', '.join(f'`{r}`' for r in data.runs)}.", "",
              "## Flip rate (probes whose verdict was not the same in every repeat)", "",
              "| Verdict | Flipped | Of | Flip rate |", "|---|---|---|---|"]
-    for f in data["flips"]:  # type: ignore[union-attr]
-        assert isinstance(f, dict)
-        rate = "–" if f["rate"] is None else f"{100 * float(str(f['rate'])):.1f}%"
-        lines.append(f"| {f['kpi']} | {f['k']} | {f['n']} | {rate} |")
+    for f in data.flips:
+        rate = DASH if f.rate is None else f"{100 * f.rate:.1f}%"
+        lines.append(f"| {f.kpi} | {f.k} | {f.n} | {rate} |")
     lines += ["", "## Spread of each KPI over the repeats", "", "| Group | KPI | Repeats | Min | Max | SD |",
               "|---|---|---|---|---|---|"]
-    for s in data["spread"]:  # type: ignore[union-attr]
-        assert isinstance(s, dict)
-        unit = str(s["unit"])
-        low, high, sd = (fmt_kpi(s[k] if isinstance(s[k], (int, float)) else None, unit) for k in ("low", "high", "sd"))  # type: ignore[arg-type]
-        lines.append(f"| {s['group']} | {s['name']} | {s['n']} | {low} | {high} | {sd} |")
+    for s in data.spread:
+        low, high, sd = (fmt_kpi(v, s.unit) for v in (s.low, s.high, s.sd))
+        lines.append(f"| {s.group} | {s.name} | {s.n} | {low} | {high} | {sd} |")
     return "\n".join(lines) + "\n"

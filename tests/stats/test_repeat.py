@@ -27,10 +27,10 @@ def test_repeat_runs_the_suite_n_times_with_fresh_ids_and_reports_churn(tmp_path
 def test_churn_counts_a_probe_that_flipped_and_the_kpi_spread():
     a, b = run(hits(10, 20)), run(hits(12, 20))
     data = churn([a, b])
-    hit = next(f for f in data["flips"] if f["kpi"] == "pack hit")
-    assert (hit["k"], hit["n"], hit["rate"]) == (2, 20, 0.1)
-    spread = next(s for s in data["spread"] if s["name"] == "pack hit")
-    assert (spread["low"], spread["high"], spread["n"]) == (50.0, 60.0, 2)
+    hit = next(f for f in data.flips if f.kpi == "pack hit")
+    assert (hit.k, hit.n, hit.rate) == (2, 20, 0.1)
+    spread = next(s for s in data.spread if s.name == "pack hit")
+    assert (spread.low, spread.high, spread.n) == (50.0, 60.0, 2)
     assert "| pack hit | 2 | 20 | 10.0% |" in render_churn(data)
 
 
