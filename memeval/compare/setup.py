@@ -49,15 +49,16 @@ def check_setups(records: Sequence[RunRecord], allowed: Sequence[str] = (), subj
         SetupMismatch: one line per differing field, each run named by its label and run id,
             and how to accept the difference.
     """
-    lines: list[str] = []
+    lines: dict[str, None] = {}
+    fields: dict[str, None] = {}
     for other in records[1:]:
         for path, (x, y) in differences(records[0], other, (*subject, *allowed)).items():
-            lines.append(f"  {path}: {_short(x)} ({_name(records[0])}) vs {_short(y)} ({_name(other)})")
+            lines[f"  {path}: {_short(x)} ({_name(records[0])}) vs {_short(y)} ({_name(other)})"] = None
+            fields[path] = None
     if lines:
-        fields = sorted({line.split(":")[0].strip() for line in lines})
         raise SetupMismatch("compare: the runs were scored under different setups, so their numbers are not "
-                            "comparable:\n" + "\n".join(dict.fromkeys(lines)) +
-                            f"\nto compare them anyway, name the differences: --allow-setup-diff {' '.join(fields)}")
+                            "comparable:\n" + "\n".join(lines) +
+                            f"\nto compare them anyway, name the differences: --allow-setup-diff {' '.join(sorted(fields))}")
 
 
 def labels(base: RunRecord, runs: Sequence[RunRecord], allowed: Sequence[str], subject: Sequence[str] = SUBJECT) -> list[str]:
