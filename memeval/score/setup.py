@@ -20,6 +20,8 @@ from memeval.spec.model import Defaults, Policy
 
 SHOWN = 12
 """Hex digits of the fingerprint shown in reports."""
+WHERE = frozenset({"url", "base_url", "endpoint"})
+"""Adapter settings that say where the engine ran (a sweep cell's port), not how: left out."""
 
 
 def scoring_setup(record: RunRecord) -> Setup:
@@ -38,7 +40,7 @@ def scoring_setup(record: RunRecord) -> Setup:
         answer=_model(answerer),
         judge=_model(answerer.judge if answerer else None),
         engine=EngineSetup(engine.name, engine.version, engine.server_version, dict(record.flags),
-                           dict(engine.settings)),
+                           {k: v for k, v in engine.settings.items() if k not in WHERE}),
     )
 
 
