@@ -19,10 +19,16 @@ from memeval.report.files import write_json, write_text
               help="Also write the comparison as one self-contained HTML page here (grid, frontier, flips).")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when any KPI moved for the worse (▼).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
+@click.option("--allow-setup-diff", "allow", multiple=True, metavar="FIELD",
+              help="Compare runs whose scoring setups differ in FIELD (a dotted path such as judge.prompt, "
+                   "or a comma-separated list; repeatable); their cells are labelled with it.")
 def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, html_path: str | None,
-            fail_on_regression: bool, templates: str | None) -> Outcome:
-    """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline."""
-    comparison = compare_files(list(runs), baseline)
+            fail_on_regression: bool, templates: str | None, allow: tuple[str, ...]) -> Outcome:
+    """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline.
+    Runs scored under different setups (judge, prompts, suite, pack policy, …) are refused
+    unless the differences are named with --allow-setup-diff."""
+    fields = [f.strip() for item in allow for f in item.split(",") if f.strip()]
+    comparison = compare_files(list(runs), baseline, fields)
     click.echo(render_comparison(comparison, templates=templates), nl=False)
     if json_path:
         write_json(json_path, comparison)

@@ -7,6 +7,7 @@ import click
 from memeval.cli.executing import executor_options
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
+from memeval.run.repeat import run_repeats
 from memeval.run.session import RunRequest, run_session
 
 
@@ -40,15 +41,20 @@ from memeval.run.session import RunRequest, run_session
                    "Rates as 0.9 or 90%.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="What stdout gets: the Markdown report, or one JSON summary for scripts.")
+@click.option("--repeat", "repeats", type=click.IntRange(min=1), default=1, metavar="N",
+              help="Run the suite N times (fresh tenants, separate answer caches) and report the per-probe flip "
+                   "rate and each KPI's spread in repeats.md.")
 @executor_options("scenarios", "id")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
             cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, junit: str | None,
-            fail_under: tuple[str, ...], output_format: str, executor: str, scheduler: str | None, workers: int | None,
-            shard: str | None) -> Outcome:
+            fail_under: tuple[str, ...], output_format: str, repeats: int, executor: str, scheduler: str | None,
+            workers: int | None, shard: str | None) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it. Exit 1 when a gate (the
     suite's ``gates:`` or --fail-under) fails."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
                          force, junit, fail_under, output_format, executor, scheduler, workers, shard)
+    if repeats > 1:
+        return run_repeats(request, repeats, echo=lambda line: click.echo(line, err=True), show=click.echo)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

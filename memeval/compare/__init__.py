@@ -14,7 +14,10 @@ Runs are grouped by profile (else label) and their repeats averaged
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memeval.compare.groups import group_runs, order_sides
+from memeval.compare.setup import SUBJECT, check_setups
 from memeval.compare.table import Comparison, compare_sides, regressions
 from memeval.compare.view import render_comparison
 from memeval.callable_module import make_callable
@@ -27,22 +30,29 @@ __all__ = ["compare_files", "compare_records", "regressions", "render_comparison
 make_callable(__name__, "compare")
 
 
-def compare_records(records: list[RunRecord], baseline: str | None = None) -> Comparison:
-    """Compare run records (see :mod:`memeval.compare.table` for the result).
+def compare_records(records: list[RunRecord], baseline: str | None = None, allow_setup_diff: Sequence[str] = (),
+                    subject: Sequence[str] = SUBJECT) -> Comparison:
+    """Compare run records (see :mod:`memeval.compare.table` for the result), refusing runs
+    whose scoring setups differ outside ``subject`` and ``allow_setup_diff``
+    (:mod:`memeval.compare.setup`); a side with allowed differences has them as labels.
 
     Raises:
         UsageError: no records, or ``baseline`` names no profile.
+        SetupMismatch: setups differ in a field not allowed (exit 2, the fields named).
     """
     if not records:
         raise UsageError("compare: no run.json files given")
-    return compare_sides(order_sides(group_runs(records), baseline))
+    sides = order_sides(group_runs(records), baseline)
+    base = sides[0].runs[0]
+    check_setups([base, *(r for s in sides for r in s.runs if r is not base)], allow_setup_diff, subject)
+    return compare_sides(sides, tuple(allow_setup_diff), tuple(subject))
 
 
-def compare_files(paths: list[str], baseline: str | None = None) -> Comparison:
+def compare_files(paths: list[str], baseline: str | None = None, allow_setup_diff: Sequence[str] = ()) -> Comparison:
     """Read run.json files and compare them.
 
     Raises:
-        UsageError: no files, a file that is not a run.json (the message names it), or an
-            unknown ``baseline``.
+        UsageError: no files, a file that is not a run.json (the message names it), an
+            unknown ``baseline``, or setups that differ outside what is allowed.
     """
-    return compare_records([read_run(p) for p in paths], baseline)
+    return compare_records([read_run(p) for p in paths], baseline, allow_setup_diff)

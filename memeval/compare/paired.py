@@ -9,6 +9,14 @@ lower. The p-value is the exact two-sided binomial test of gained against lost
 (:func:`memeval.score.stats.mcnemar_exact`): with one run per side this is exactly McNemar's
 test on the discordant pairs, and with repeats it is a sign test with one vote per probe, so
 repeats sharpen each probe's vote without being counted as extra independent probes.
+
+Probes of one scenario share a haystack and are not independent, so where the paired probes
+come from enough scenarios the p-value is the clustered counterpart instead
+(:func:`memeval.score.clustered.paired_cluster_test`: a sign-flip test over whole scenarios,
+exact up to 12 scenarios, seeded Monte Carlo beyond); ``method`` says which test gave it.
+"Enough" is :data:`MIN_CLUSTERS`: with k scenarios the smallest sign-flip p-value is 2/2^k, so
+below 6 the clustered test could never reach α = 0.05 and McNemar's is kept (the cell still
+records how many scenarios the pairs came from).
 """
 
 from __future__ import annotations
@@ -17,21 +25,27 @@ from dataclasses import dataclass
 
 from memeval.compare.groups import Side
 from memeval.record import JsonObject
+from memeval.score.clustered import paired_cluster_test
 from memeval.score.kpi import PROBE_METRICS, Key, ProbeMetric
 from memeval.score.stats import mcnemar_exact
 
+MIN_CLUSTERS = 6
+"""Fewest scenarios for which the clustered test is used (2/2^6 < 0.05 ≤ 2/2^5)."""
 FLIP_METRICS = tuple(m for m in PROBE_METRICS if m.group == "accuracy" and m.kind == "rate")
 """The outcomes the flipped-probes table lists: pack hit (both phases), answers, captured."""
 
 
 @dataclass(frozen=True)
 class PairedTest:
-    """The outcome of a paired test: probes gained and lost, probes paired, and the p-value."""
+    """The outcome of a paired test: probes gained and lost, probes paired, the scenarios they
+    come from, the p-value and the test that gave it (``mcnemar`` or ``cluster sign-flip``)."""
 
     gained: int
     lost: int
     pairs: int
     p: float
+    clusters: int = 1
+    method: str = "mcnemar"
 
 
 def shares(side: Side, metric: ProbeMetric) -> dict[Key, tuple[float, int]]:
@@ -49,7 +63,12 @@ def paired_test(base: Side, other: Side, metric: ProbeMetric) -> PairedTest:
     common = [k for k in a if k in b]
     gained = sum(1 for k in common if b[k][0] > a[k][0])
     lost = sum(1 for k in common if b[k][0] < a[k][0])
-    return PairedTest(gained, lost, len(common), mcnemar_exact(gained, lost))
+    clusters = len({k[0] for k in common})
+    if clusters < MIN_CLUSTERS:
+        return PairedTest(gained, lost, len(common), mcnemar_exact(gained, lost), clusters)
+    test = paired_cluster_test({k: a[k][0] for k in common}, {k: b[k][0] for k in common}, {k: k[0] for k in common})
+    assert test.p is not None  # common is not empty: two clusters have probes
+    return PairedTest(gained, lost, len(common), test.p, clusters, "cluster sign-flip")
 
 
 def flips(base: Side, other: Side) -> list[JsonObject]:

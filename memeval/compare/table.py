@@ -3,17 +3,24 @@
 The result (what ``--json`` and a sweep's ``summary.json`` hold)::
 
     {"baseline": name, "alpha": 0.05,
-     "profiles": [{name, runs, labels, flags_changed}],
+     "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
-               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark}]}],
+               cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff,
+                       test, clusters, mde_pp, underpowered}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
 ``value`` is the mean over the side's repeats (null when no run measured it), ``delta`` the
 profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
-:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies, and ``mark``
-one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~`` (within
-noise), or null (the baseline, or nothing to compare).
+:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
+over ``clusters`` scenarios when there are six or more; see :mod:`memeval.compare.paired`),
+and ``mark`` one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~``
+(within noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed
+scoring setup differences of the side from the baseline (``--allow-setup-diff``; see
+:mod:`memeval.compare.setup`): every cell of the side carries them. For a ``~`` cell of a rate
+read off probes with a non-zero Δ, ``mde_pp`` is the minimum detectable change at the
+baseline's size (:mod:`memeval.compare.power`) and ``underpowered`` whether |Δ| is below it
+(the comparison could not have seen a change that size); both null otherwise.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from dataclasses import dataclass
 import memeval.compare.noise as noise
 from memeval.compare.groups import Side, flags_changed
 from memeval.compare.paired import flips, paired_test
+from memeval.compare.power import min_detectable
+from memeval.compare.setup import SUBJECT, labels
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
 from memeval.score.kpi import GROUPS, METRICS_BY_NAME
 
@@ -80,7 +89,8 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     own, ref = summarise(side, meta.group, meta.name), summarise(base, meta.group, meta.name)
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
-                   "mark": None}
+                   "mark": None, "test": None, "clusters": None, "mde_pp": None,
+                   "underpowered": None}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
@@ -91,9 +101,12 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     if metric is not None:
         test = paired_test(base, side, metric)
         p = round(test.p, 4)
-        out.update(p=p, gained=test.gained, lost=test.lost)
+        out.update(p=p, gained=test.gained, lost=test.lost, test=test.method, clusters=test.clusters)
     moved = noise.is_move(delta, threshold, p)
     out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
+    if not moved and metric is not None and delta:
+        mde = min_detectable(base, metric)
+        out.update(mde_pp=mde, underpowered=None if mde is None else abs(delta) < mde)
     return out
 
 
@@ -103,18 +116,21 @@ def _mark(better: Better | None, delta: float) -> str:
     return BETTER if (delta > 0) == (better == "up") else WORSE
 
 
-def compare_sides(sides: list[Side]) -> Comparison:
-    """The comparison of every side against ``sides[0]``, the baseline (see module docstring)."""
+def compare_sides(sides: list[Side], allowed: tuple[str, ...] = (), subject: tuple[str, ...] = SUBJECT) -> Comparison:
+    """The comparison of every side against ``sides[0]``, the baseline (see module docstring);
+    ``allowed`` are the setup differences the user accepted, labelled on each side's cells."""
     base = sides[0]
+    diffs: list[Json] = [list(labels(base.runs[0], s.runs, allowed, subject)) if i else [] for i, s in enumerate(sides)]
     kpis: list[JsonObject] = []
     for meta in kpi_index(sides):
-        cells: list[Json] = [cell(meta, base, side) for side in sides]
+        cells: list[Json] = [{**cell(meta, base, side), "setup_diff": diffs[i]} for i, side in enumerate(sides)]
         kpis.append({**meta.to_json(), "paired": (meta.group, meta.name) in METRICS_BY_NAME, "cells": cells})
     return {
         "baseline": base.name,
         "alpha": noise.ALPHA,
         "profiles": [{"name": s.name, "runs": len(s.runs), "labels": [r.label for r in s.runs],
-                      "flags_changed": list(flags_changed(base.flags, s.flags))} for s in sides],
+                      "flags_changed": list(flags_changed(base.flags, s.flags)), "setup_diff": diffs[i]}
+                     for i, s in enumerate(sides)],
         "kpis": kpis,
         "moved": {s.name: _moved(kpis, i) for i, s in enumerate(sides) if i},
         "flips": {s.name: flips(base, s) for s in sides[1:]},

@@ -41,19 +41,21 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_cell(cell: Cells, baseline: float | None, unit: Unit) -> str:
-    """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side."""
+    """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side, followed by
+    ``[≠ field, …]`` when the side's setup differs from the baseline's in allowed fields."""
     value = fmt_kpi(cell["value"], unit)
+    label = f" [≠ {', '.join(cell['setup_diff'])}]" if cell.get("setup_diff") else ""
     if cell["mark"] is None or baseline is None:
-        return value
+        return value + label
     p = fmt_p(cell["p"])
-    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''})"
+    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''}){label}"
 
 
 def build_view(comparison: Comparison | None) -> dict[str, object]:
     """Everything compare.md.j2 shows, formatted; for None (a sweep where no cell completed) a
     view with ``c`` null and nothing to show."""
     if comparison is None:
-        return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": []}
+        return {"c": None, "profiles": [], "tables": [], "moved": [], "flips": [], "underpowered": []}
     data: Cells = comparison
     names = [p["name"] for p in data["profiles"]]
     shown = [k for k in data["kpis"] if any(c["value"] is not None for c in k["cells"])]
@@ -69,11 +71,15 @@ def build_view(comparison: Comparison | None) -> dict[str, object]:
     return {
         "c": comparison,
         "profiles": [{"name": p["name"] + (" (baseline)" if i == 0 and p["name"] != "baseline" else ""), "runs": p["runs"],
-                      "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH}
+                      "flags": ", ".join(f"`{f}`" for f in p["flags_changed"]) or DASH,
+                      "setup_diff": ", ".join(f"`{f}`" for f in p.get("setup_diff", [])) or DASH}
                      for i, p in enumerate(data["profiles"])],
         "tables": tables,
         "moved": moved,
         "flips": [{"profile": name, **f} for name, fs in data["flips"].items() for f in fs],
+        "underpowered": [f"{c['profile']}: {k['group']} / {k['name']} {fmt_delta(c['delta'], 0.0, k['unit'])} reads ~, "
+                         f"but the smallest change this comparison could detect is {c['mde_pp']:.1f} pp"
+                         for k in shown for c in k["cells"] if c.get("underpowered")],
     }
 
 

@@ -13,7 +13,8 @@ is kept only if the substring grader also calls it wrong. The judge must reject 
 record keeps how many it rejected out of how many it gave a verdict on, and which it accepted.
 
 Then every model answer is judged: ``llm_judge_ok`` per probe, every probe of the run (null when
-not answered or no verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n}``.
+not answered or no verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n, kappa}``
+(Cohen's κ: agreement beyond what two raters with these yes-rates would reach by chance).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from memeval.llm.settings import CacheSettings, ModelSettings
 from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency, ModelSide, Planted, ProbeResult,
                             RunRecord)
 from memeval.record.codec import from_json
+from memeval.score.clustered import cohen_kappa
 from memeval.score.probe import grade_answer, probe_from_record
 
 LENIENCY_MAX = 40
@@ -62,7 +64,8 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     summary = JudgeSummary(
         **vars(side), calls=len(replies), tokens=totals["tokens"], cost_usd=totals["cost_usd"],
         accepted=Count(sum(1 for p in judged if p.judged_ok), sum(1 for p in judged if p.judged_ok is not None)),
-        agreement=Agreement(sum(1 for j, g in pairs if j == g), len(pairs)),
+        agreement=Agreement(sum(1 for j, g in pairs if j == g), len(pairs),
+                            cohen_kappa({p.key: p.judged_ok for p in judged}, {p.key: p.llm_ok for p in judged}).kappa),
         leniency=_leniency(planted, checks),
         stopped=f"judge stopped: {batch.stopped}" if batch.stopped else None)
     return replace(record, probes=probes, answerer=replace(record.answerer, judge=summary))

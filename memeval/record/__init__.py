@@ -12,8 +12,10 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
 from memeval.record.benchmark import BenchmarkInfo, GraderRecord
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
-from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
-                                RateValue, RegradeNote, RunRecord, Shard, SuiteInfo, SweepNote, Totals)
+from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options,
+                                PhaseTotals, RateValue, RegradeNote, RunRecord, Shard, Stuffing, SuiteInfo, SweepNote,
+                                Totals)
+from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
                                    ScenarioStatus, Style, TimingLabel, Unit)
@@ -21,9 +23,11 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
 __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo",
     "Better", "Builds", "GraderRecord",
-    "CacheInfo", "Cleanup", "Count", "EngineSnapshot", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
+    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
+    "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
-    "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Shard", "Style", "SuiteInfo", "SweepNote",
+    "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Shard", "Stuffing", "Style", "SuiteInfo",
+    "SweepNote",
     "Synthesis", "TenantDerived", "TimingLabel", "Totals", "Unit", "Usage",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memeval.record.codec import omitted
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ class Agreement:
     """Answers both graded the same."""
     n: int
     """Answers both graded."""
+    kappa: float | None = omitted(default=None)
+    """Cohen's κ over the same answers: agreement beyond chance (None: undefined, or an older record)."""
 
 
 @dataclass(frozen=True)

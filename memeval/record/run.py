@@ -13,6 +13,7 @@ from memeval.record.benchmark import BenchmarkInfo
 from memeval.record.codec import Json, JsonObject, RecordError, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
+from memeval.record.setup import Setup
 from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
 
 FORMAT_VERSION: Literal[1] = 1
@@ -160,6 +161,25 @@ class LatencyRow:
 
 
 @dataclass(frozen=True)
+class ClusterInterval:
+    """A KPI's cluster bootstrap 95% interval: whole clusters (scenarios: a LoCoMo conversation, a
+    LongMemEval question) resampled, so probes sharing a haystack are not counted as independent."""
+
+    unit: str
+    """What a cluster is (``scenario``)."""
+    clusters: int
+    """Clusters with at least one counted probe."""
+    ci95: tuple[float, float] | None
+    """The interval in the KPI's unit (None: fewer than two clusters; ``reason`` says so)."""
+    reason: str | None
+    """Why there is no interval (None when there is)."""
+    seed: int
+    """The resampling seed."""
+    resamples: int
+    """Bootstrap resamples drawn."""
+
+
+@dataclass(frozen=True)
 class Kpi:
     """One number a configuration is chosen on."""
 
@@ -177,6 +197,27 @@ class Kpi:
     """Sample size."""
     ci95: tuple[float, float] | None
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
+    clustered: ClusterInterval | None = omitted(default=None)
+    """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or an older record)."""
+
+
+@dataclass(frozen=True)
+class Stuffing:
+    """The context-stuffing check: how much of their haystacks (the tokens written to the
+    probe's tenant) the packs held; above ``threshold`` on average the run is not a retrieval test."""
+
+    threshold: float
+    """The share above which a run is flagged (the suite's ``stuffing_threshold``, default 0.5)."""
+    probes: int
+    """Scored probes with a pack and a haystack."""
+    mean_share: float
+    """Mean of pack tokens / haystack tokens."""
+    max_share: float
+    """The largest share."""
+    over: int
+    """Probes whose pack held more than ``threshold`` of their haystack."""
+    flagged: bool
+    """The mean share is above ``threshold``: not a retrieval test."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +315,10 @@ class RunRecord:
     """The slice it ran (None: the whole suite, or shards merged)."""
     benchmark: BenchmarkInfo | None = omitted(default=None)
     """The published benchmark file its questions came from (None: not a benchmark run)."""
+    setup: Setup | None = omitted(default=None)
+    """The scoring setup (derived; None in records written before it was kept)."""
+    stuffing: Stuffing | None = omitted(default=None)
+    """The context-stuffing check (derived; None: no probe with a pack and a haystack, or an older record)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
-
+from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 
 if TYPE_CHECKING:
@@ -53,6 +53,29 @@ def fmt_ci(k: Kpi) -> str:
     return f"{fmt_kpi(k.ci95[0], k.unit)} – {fmt_kpi(k.ci95[1], k.unit)}"
 
 
+def stuffing_line(record: RunRecord) -> str | None:
+    """The "not a retrieval test" warning when the run's packs held more than the threshold of
+    their haystacks, else None."""
+    s = record.stuffing
+    if s is None or not s.flagged:
+        return None
+    return (f"Not a retrieval test: the packs held on average {100 * s.mean_share:.0f}% of their haystack "
+            f"(the tokens written to the probe's tenant; threshold {100 * s.threshold:.0f}%, "
+            f"{s.over} of {s.probes} probes above it).")
+
+
+def fmt_cluster(k: Kpi) -> str:
+    """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
+    ``–`` when the KPI has none, the clusters alone when there were too few."""
+    c = k.clustered
+    if c is None:
+        return DASH
+    count = f"{c.clusters} {c.unit}{'' if c.clusters == 1 else 's'}"
+    if c.ci95 is None:
+        return f"{DASH} ({count})"
+    return f"{fmt_kpi(c.ci95[0], k.unit)} – {fmt_kpi(c.ci95[1], k.unit)} ({count})"
+
+
 def accuracy_row(name: str, phase: str, t: Totals) -> Row:
     """One row of the accuracy table."""
     return {"name": name, "phase": phase, "hit": fmt_rate(t.pack_hit), "extractive": fmt_rate(t.extractive),
@@ -74,12 +97,15 @@ def build_view(record: RunRecord) -> dict[str, object]:
     latency = [{"label": str(label), "n": row.n, "p50": fmt_num(row.p50), "p95": fmt_num(row.p95),
                 "p99": fmt_num(row.p99), "max": fmt_num(row.max)} for label, row in record.latency.items()]
     kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi(k.value, k.unit), "n": k.n, "ci": fmt_ci(k),
+             "cluster": fmt_cluster(k),
              "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
         "r": record, "accuracy": accuracy, "styles": styles, "latency": latency, "kpis": kpis,
         "misses": [_miss(p) for p in record.probes if _is_miss(p)],
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
+        "setup": fingerprint(setup_of(record)),
+        "stuffing": stuffing_line(record),
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }
@@ -133,7 +159,8 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
         wrongly = "; ".join(f"{x.id}: \"{x.answer}\" ({x.kind})" for x in lenient.accepted)
         rows += _model_rows(judge, "Judge") + [
             ("Judge accepts", fmt_rate(judge.accepted)),
-            ("Judge agrees with the grader", fmt_rate(Count(judge.agreement.agree, judge.agreement.n))),
+            ("Judge agrees with the grader", fmt_rate(Count(judge.agreement.agree, judge.agreement.n))
+             + f", Cohen's κ {fmt_num(judge.agreement.kappa, 2)} (n={judge.agreement.n})"),
             ("Leniency check (planted wrong answers)",
              f"rejected {fmt_rate(Count(lenient.rejected, lenient.n))}, false acceptance "
              f"{fmt_rate(Count(lenient.n - lenient.rejected, lenient.n))}"

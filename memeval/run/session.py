@@ -82,6 +82,11 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
     instead); both, and the record, have every known secret masked. Gates (the suite's and
     ``fail_under``) are checked before the engine starts. With ``resume``, what the request
     leaves unset (engine, --only, label, options) is taken from the run's journal."""
+    return run_once(req, echo, show)[0]
+
+
+def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
+    """:func:`run_session`, also returning the run's folder (what ``--repeat`` reads back)."""
     echo, show = _masking(echo), _masking(show)
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
@@ -110,7 +115,7 @@ def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
                 progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
                 record = _answer(record, answerer, echo, req.quiet)
         record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
-        return _finish(req, record, folder, gates, echo, show)
+        return _finish(req, record, folder, gates, echo, show), folder
 
 
 def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], echo: Echo, show: Echo) -> Outcome:

@@ -6,11 +6,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memeval.record import RunRecord
+from memeval.score.haystack import stuffing
 from memeval.score.kpi import compute_kpis
+from memeval.score.setup import scoring_setup
 from memeval.score.totals import breakdown, latency
 
 
 def derive(record: RunRecord) -> RunRecord:
-    """``record`` with its totals, latency and KPIs computed from the rest."""
+    """``record`` with its totals, latency, KPIs, scoring setup and stuffing check computed from the rest."""
     return replace(record, totals=breakdown(record.probes), latency=latency(record.timings),
-                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer))
+                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer),
+                   setup=scoring_setup(record), stuffing=stuffing(record.probes, record.suite.resolved))

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from memeval.record import (KPI_GROUPS, Answerer, Better, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
+from memeval.record import (KPI_GROUPS, Answerer, Better, ClusterInterval, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
                             TenantDerived, TimingLabel, Unit, Usage)
+from memeval.score.clustered import cluster_mean
 from memeval.score.match import holds_all
 from memeval.score.stats import Rate, mean_ci, percentile, rate
 
@@ -28,6 +29,9 @@ UP: Better = "up"
 DOWN: Better = "down"
 GROUPS = KPI_GROUPS
 
+CLUSTER_UNIT = "scenario"
+"""What a cluster is for the cluster bootstrap intervals (an imported dataset maps one conversation or
+question to one scenario)."""
 Key = tuple[str, str, str]
 """A probe outcome's identity across runs: (scenario, probe id, phase)."""
 Probes = Sequence[ProbeResult]
@@ -81,15 +85,27 @@ class ProbeMetric:
         return out
 
     def compute(self, probes: Probes) -> Kpi:
-        """The KPI over ``probes``."""
-        values = list(self.outcomes(probes).values())
+        """The KPI over ``probes``; a rate or mean also gets its cluster bootstrap interval over
+        scenarios (:func:`cluster_interval`)."""
+        outcomes = self.outcomes(probes)
+        values = list(outcomes.values())
         if self.kind == "rate":
-            return rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
+            one = rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
+            return replace(one, clustered=cluster_interval(outcomes, 100.0)) if values else one
         if self.kind == "mean":
             mean, ci = mean_ci([float(v) for v in values], bounds=(0.0, 1.0))
-            return kpi(self.group, self.name, mean, "score", self.better, len(values), ci)
+            one = kpi(self.group, self.name, mean, "score", self.better, len(values), ci)
+            return replace(one, clustered=cluster_interval(outcomes, 1.0)) if values else one
         return kpi(self.group, self.name, sum(1 for v in values if v) if values else None, "count", self.better,
                    len(values))
+
+
+def cluster_interval(outcomes: dict[Key, bool | float], scale: float) -> ClusterInterval:
+    """The cluster bootstrap interval of ``outcomes`` with each probe's scenario as its cluster
+    (fixed seed, so the same run gives the same interval), its ends times ``scale``."""
+    est = cluster_mean([float(v) for v in outcomes.values()], [key[0] for key in outcomes])
+    ci = None if est.bootstrap is None else (round(scale * est.bootstrap[0], 4), round(scale * est.bootstrap[1], 4))
+    return ClusterInterval(CLUSTER_UNIT, est.clusters, ci, est.reason, est.seed, est.resamples)
 
 
 def _leak(p: ProbeResult) -> bool | None:

@@ -74,6 +74,12 @@ def _shown(key: str, value: str | None) -> str:
     return "'***'" if value and is_secret(key, value) else repr(value)
 
 
+def repeat_salt(repeat: int) -> str:
+    """The answer-cache salt of a repeat: repeats are independent samples, so one repeat's
+    answers are never served from another's cache (profiles of one repeat still share it)."""
+    return f"repeat-{repeat}"
+
+
 def run_cell(matrix: Matrix, cell: Cell, ports: PortPool, control: Control, progress: Progress) -> CellResult:
     """Run one cell (see the module docstring), its run given ``matrix.cell_timeout_s``; never
     raises."""
@@ -115,7 +121,8 @@ def _serve_and_run(matrix: Matrix, cell: Cell, port: int, control: Control) -> C
 def _run(matrix: Matrix, cell: Cell, env: dict[str, str], control: Control) -> int | str | None:
     """The run process's exit code, ``"timeout"``, or None when the sweep is stopping."""
     argv = RUN + [matrix.suite, "--engine", os.path.abspath(matrix.engine.file or matrix.engine.name), "--out",
-                  cell.folder, "--label", cell.label, "--force", "--quiet", *matrix.run_args.argv()]
+                  cell.folder, "--label", cell.label, "--force", "--quiet", *matrix.run_args.argv(),
+                  "--cache-salt", repeat_salt(cell.repeat)]
     with open(os.path.join(cell.folder, "run.log"), "w", encoding="utf-8") as log:
         process = control.spawn(argv, env, log)
         if process is None:

@@ -8,8 +8,9 @@ import os
 from typing import cast
 
 from memeval.compare import compare_records, render_comparison
+from memeval.compare.setup import SWEEP_SUBJECT, split_comparable
 from memeval.compare.table import Comparison
-from memeval.record import JsonObject
+from memeval.record import JsonObject, RunRecord
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH
 from memeval.spec.matrix import Matrix
@@ -21,16 +22,25 @@ Summary = JsonObject
 
 def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str],
               shard: tuple[int, int] | None = None) -> Summary:
-    """summary.json: the matrix, every cell's outcome, skipped profiles, the comparison of
-    the cells that completed (null when none did), and the ``--shard`` slice (null: every cell)."""
-    records = [read_run(os.path.join(r.cell.folder, "run.json")) for r in results if r.status == "ok"]
+    """summary.json: the matrix, every cell's outcome (with its answer-cache hits and misses),
+    skipped profiles, the comparison of the cells that completed (null when none did), and the
+    ``--shard`` slice (null: every cell); a cell whose scoring setup differs from the first
+    one's beyond its flags is left out of the comparison and listed as skipped."""
+    read = {id(r): read_run(os.path.join(r.cell.folder, "run.json")) for r in results if r.status == "ok"}
+    records, unfair = split_comparable(list(read.values()))
     return {
         "matrix": matrix.name, "about": matrix.about, "engine": matrix.engine.name, "suite": matrix.suite,
-        "cells": [r.to_json() for r in results],
-        "skipped": skipped,
-        "comparison": compare_records(records) if records else None,
+        "cells": [{**r.to_json(), **_cache(read.get(id(r)))} for r in results],
+        "skipped": skipped + unfair,
+        "comparison": compare_records(records, subject=SWEEP_SUBJECT) if records else None,
         "shard": None if shard is None else {"index": shard[0], "count": shard[1]},
     }
+
+
+def _cache(record: RunRecord | None) -> JsonObject:
+    """A cell's answer-cache use: ``cache_hits`` and ``cache_misses`` (null without ``--llm``)."""
+    cache = record.answerer.cache if record is not None and record.answerer is not None else None
+    return {"cache_hits": cache.hits if cache else None, "cache_misses": cache.misses if cache else None}
 
 
 def write_summary(folder: str, summary: Summary, templates: str | None = None) -> str:
@@ -48,5 +58,7 @@ def write_summary(folder: str, summary: Summary, templates: str | None = None) -
 def _cell_row(c: JsonObject) -> JsonObject:
     """One row of the cells table, formatted."""
     seconds = c["seconds"]
+    hits, misses = c.get("cache_hits"), c.get("cache_misses")
     return {**c, "reason": str(c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH,
+            "cache": DASH if hits is None else f"{hits}/{misses}",
             "seconds": f"{seconds:.1f}" if isinstance(seconds, (int, float)) else DASH}

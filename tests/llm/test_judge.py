@@ -56,7 +56,7 @@ def test_judge_and_its_leniency_check(mock: Mock, settings, record: RunRecord) -
     assert probes["where-office"]["llm_judge_ok"] is True and probes["continue-move"]["llm_judge_ok"] is False
     # "6,500 yen" holds "6500 yen" for the number-aware grader, not for the mock's word set
     assert probes["permit-cost"]["llm_ok"] is True and probes["permit-cost"]["llm_judge_ok"] is False
-    assert judge["agreement"] == {"agree": 13, "n": 15} and judge["accepted"] == {"k": 9, "n": 15}
+    assert judge["agreement"] == {"agree": 13, "n": 15, "kappa": 0.705882} and judge["accepted"] == {"k": 9, "n": 15}
     assert judge["calls"] == 32 and mock.chat_calls() == 15 + 32
     assert judge["cost_usd"] == judge["incurred"]["cost_usd"] and judge["stopped"] is None
 

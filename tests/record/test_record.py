@@ -29,7 +29,7 @@ json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) |
                           max_leaves=8)
 st.register_type_strategy(float, number)
 st.register_type_strategy(str, text)
-for cls in (R.SuiteInfo, R.EngineSnapshot):  # their free JSON parts (the resolved spec, engine settings)
+for cls in (R.SuiteInfo, R.EngineSnapshot, R.EngineSetup):  # their free JSON parts (the resolved spec, engine settings)
     kwargs = {f.name: st.dictionaries(text, json_value, max_size=3)
               for f in dataclasses.fields(cls) if f.name in ("resolved", "settings")}
     st.register_type_strategy(cls, st.builds(cls, **kwargs))

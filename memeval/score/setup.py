@@ -1,0 +1,96 @@
+"""The scoring setup of a run, read off its record, and its fingerprint.
+
+:func:`scoring_setup` is a pure function of the record (resolved spec, engine snapshot,
+answerer), so a record written before run.json carried ``setup`` gets the same setup on read
+(:func:`setup_of`). :func:`fingerprint` is the sha256 of the setup's canonical JSON (sorted
+keys, no spaces), shown by its first :data:`SHOWN` hex digits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from memeval.record import ModelSide, RunRecord
+from memeval.record.codec import Json, to_json
+from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.spec.model import Defaults, Policy
+
+SHOWN = 12
+"""Hex digits of the fingerprint shown in reports."""
+WHERE = frozenset({"url", "base_url", "endpoint"})
+"""Adapter settings that say where the engine ran (a sweep cell's port), not how: left out."""
+
+
+def scoring_setup(record: RunRecord) -> Setup:
+    """The setup ``record`` was scored under (see :class:`~memeval.record.setup.Setup`)."""
+    spec = record.suite.resolved
+    policy = {**Policy().__dict__, **_object(spec.get("policy"))}
+    window = _object(spec.get("defaults")).get("window", Defaults().window)
+    answerer = record.answerer
+    engine = record.engine
+    return Setup(
+        suite=record.suite.name,
+        spec_sha256=record.suite.sha256,
+        dataset=_dataset(spec.get("dataset")),
+        grading=GradingSetup(str(spec.get("match", "word")), int(str(window)), f"memeval-{record.memeval_version}"),
+        pack=PackSetup(*(int(str(policy[k])) for k in ("budget_tokens", "learnings", "brain", "history", "team"))),
+        answer=_model(answerer),
+        judge=_model(answerer.judge if answerer else None),
+        engine=EngineSetup(engine.name, engine.version, engine.server_version, dict(record.flags),
+                           {k: v for k, v in engine.settings.items() if k not in WHERE}),
+    )
+
+
+def setup_of(record: RunRecord) -> Setup:
+    """The record's setup: the one it carries, else computed from what it holds."""
+    return record.setup if record.setup is not None else scoring_setup(record)
+
+
+def canonical(setup: Setup) -> str:
+    """The setup's canonical JSON: sorted keys, no whitespace."""
+    return json.dumps(to_json(setup), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fingerprint(setup: Setup) -> str:
+    """The first :data:`SHOWN` hex digits of sha256 over :func:`canonical`."""
+    return hashlib.sha256(canonical(setup).encode("utf-8")).hexdigest()[:SHOWN]
+
+
+def flatten(setup: Setup) -> dict[str, Json]:
+    """The setup as dotted paths to leaf values (``judge.prompt.sha256``, ``engine.flags.K``);
+    a missing block (None) is one leaf at its own path."""
+    out: dict[str, Json] = {}
+    _flatten(to_json(setup), "", out)
+    return out
+
+
+def _flatten(value: Json, path: str, out: dict[str, Json]) -> None:
+    if isinstance(value, Mapping) and value:
+        for key, inner in value.items():
+            _flatten(inner, f"{path}.{key}" if path else key, out)
+    else:
+        out[path] = value
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _dataset(value: Any) -> DatasetSetup | None:
+    if not isinstance(value, Mapping) or "name" not in value:
+        return None
+    return DatasetSetup(str(value["name"]), _text(value.get("variant")), _text(value.get("sha256")))
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _model(side: ModelSide | None) -> ModelSetup | None:
+    return None if side is None else ModelSetup(side.model, side.prompt, side.sampling)
+
+
+__all__ = ["SHOWN", "canonical", "fingerprint", "flatten", "scoring_setup", "setup_of"]

@@ -1,0 +1,40 @@
+"""The context-stuffing check: packs measured against the haystack written to their tenant."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from memeval.report.files import read_run
+from memeval.report.render import render
+from memeval.score.derive import derive
+from memeval.score.haystack import haystacks
+from memeval.spec.load import load_suite
+from tests.conftest import FIXTURES
+
+SPEC = {"scenarios": [{"scenario": "s", "agents": [{"id": "a", "tenant": "t"}, {"id": "b", "tenant": "u"}],
+                       "documents": [{"id": "d", "tenant": "t", "text": "x" * 400}],
+                       "learnings": [{"id": "l", "tenant": "u", "text": "y" * 4000}],
+                       "threads": [{"id": "th", "agent": "a", "exchanges": [{"user": "z" * 40, "reply": "w" * 40,
+                                                                            "tools": [{"result": "v" * 20}]}]}],
+                       "probes": [{"id": "p", "agent": "a"}, {"id": "q", "agent": "b"}]}]}
+
+
+def test_a_probe_haystack_is_what_was_written_to_its_agents_tenant():
+    assert haystacks(SPEC) == {("s", "p"): 125, ("s", "q"): 1000}
+
+
+def test_the_mini_suite_is_flagged_and_a_higher_threshold_clears_it():
+    record = read_run(f"{FIXTURES}/records/mini-reference.json")
+    assert record.stuffing is not None and record.stuffing.flagged and record.stuffing.threshold == 0.5
+    assert "Not a retrieval test: the packs held on average 68%" in render(record, "run.md.j2")
+    lenient = derive(replace(record, suite=replace(record.suite, resolved={**record.suite.resolved,
+                                                                           "stuffing_threshold": 0.9})))
+    assert lenient.stuffing is not None and not lenient.stuffing.flagged and lenient.stuffing.mean_share == 0.6776
+    assert "Not a retrieval test" not in render(lenient, "run.md.j2")
+
+
+def test_a_suite_may_set_its_threshold(tmp_path: Path):
+    text = Path(f"{FIXTURES}/mini.yaml").read_text()
+    (tmp_path / "mini.yaml").write_text(text.replace("suite: mini", "suite: mini\nstuffing_threshold: 0.8", 1))
+    assert load_suite(str(tmp_path / "mini.yaml")).resolved["stuffing_threshold"] == 0.8
