@@ -58,6 +58,8 @@ class Incurred:
     """All tokens (None: unknown)."""
     cost_usd: float | None
     """USD (None: unknown)."""
+    served: tuple[str, ...] = ()
+    """Model names the endpoint gave in fresh answers (a mock's start with ``mock-``; empty: none given)."""
 
 
 @dataclass(frozen=True)
