@@ -90,7 +90,7 @@ def _summary(batch: Batch, probes: list[ProbeResult], results: list[Reply | str 
 def answered_by(side: ModelSide) -> str:
     """Who answered, as the endpoint named it: a mock says "mock" and a model served under
     another name than the one asked for shows both."""
-    served = side.incurred.served
+    served = side.incurred.served or ()
     names = ", ".join(served)
     if any(is_mock(name) for name in (*served, side.model)):
         return f"the mock model {names or side.model}" + (f" (asked for {side.model})" if names and

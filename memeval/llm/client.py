@@ -81,6 +81,12 @@ def spent(replies: Sequence[Reply], *, none_cost_nothing: bool = False) -> dict[
             "cost_usd": _total([r.cost_usd for r in replies], usd)}
 
 
+def _served(replies: Sequence[Reply]) -> dict[str, Any]:
+    """``served``: the model names the replies gave, when any did (the key is left out otherwise)."""
+    names = sorted({r.served for r in replies if r.served})
+    return {"served": names} if names else {}
+
+
 def _total(values: Sequence[float | int | None], empty: float | None) -> float | int | None:
     """The sum, or None when any value is unknown; ``empty`` for no values."""
     if not values:
@@ -256,7 +262,7 @@ class Batch:
                       "misses": self.misses},
             "incurred": {"calls": len(self.fresh), "requests": self.client.requests, "retries": self.client.retries,
                          **spent(self.fresh, none_cost_nothing=True),
-                         "served": sorted({r.served for r in self.fresh if r.served})},
+                         **_served(self.fresh)},
         }
 
     def close(self) -> None:

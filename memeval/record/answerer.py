@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memeval.record.codec import omitted
+
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,8 @@ class Incurred:
     """All tokens (None: unknown)."""
     cost_usd: float | None
     """USD (None: unknown)."""
-    served: tuple[str, ...] = ()
-    """Model names the endpoint gave in fresh answers (a mock's start with ``mock-``; empty: none given)."""
+    served: tuple[str, ...] | None = omitted(default=None)
+    """Model names the endpoint gave in fresh answers (a mock's start with ``mock-``; None: none given)."""
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ class Totals:
     leaks: RateValue
     """Packs leaking a forbidden string, of those checked."""
     abstained: RateValue
-    """Abstention packs inventing nothing."""
+    """Packs inventing nothing, of the abstention probes checked (the KPI "pack invents nothing")."""
     pack_tokens: MeanValue
     """Mean pack size, tokens."""
 
