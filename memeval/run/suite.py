@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import platform
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from memeval import __version__
 from memeval.agent import Timings
-from memeval.engines.base import Engine, ReportsUsage
+from memeval.engines.base import Engine, MemoryItem, RecallRequest, ReportsUsage
 from memeval.engines.base import Usage as EngineUsage
 from memeval.errors import EngineError, UsageError
 from memeval.record import FORMAT_VERSION, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, SuiteInfo, \
@@ -47,6 +48,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         progress(note)
     entries: list[ScenarioEntry] = []
     interrupted = False
+    warm = warm_up(engine, run_id, progress)
     try:
         for scenario in suite.scenarios:
             if options.only and scenario.id not in options.only:
@@ -59,7 +61,27 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: writing what was finished")
-    return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted)
+    return assemble(suite, from_json(EngineSnapshot, info.to_json(), "engine"), options, run_id, entries, interrupted,
+                    warm)
+
+
+def warm_up(engine: Engine, run_id: str, progress: Progress) -> tuple[float, ...]:
+    """One write, one recall and one forget in a tenant of the run's own, before the first
+    scenario, so that what an engine does once (loading an embedding model, opening a
+    connection) is timed as warm-up, not as the first probe's latency. Returns the warm-up's ms,
+    or nothing when a call failed (the reason goes to ``progress``; the scenarios then meet the
+    failure themselves)."""
+    tenant = f"{run_id}-warm-up"
+    item = MemoryItem(tenant=tenant, node="warm-up", kind="document", text="memeval warm-up: nothing to remember.")
+    started = time.perf_counter()
+    try:
+        engine.write(item)
+        engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
+        engine.forget(tenant, (item.id,))
+    except EngineError as err:
+        progress(f"warm-up failed: {err}")
+        return ()
+    return (round(1000 * (time.perf_counter() - started), 3),)
 
 
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
@@ -81,11 +103,11 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
 
 
 def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: str, entries: Sequence[ScenarioEntry],
-             interrupted: bool = False) -> RunRecord:
-    """The run record from per-scenario entries; totals, latency and KPIs come from
-    :func:`~memeval.score.derive.derive`. ``profile`` is set by a sweep and ``answerer`` by
-    ``--llm``, after the run."""
-    timings: dict[TimingLabel, list[float]] = {}
+             interrupted: bool = False, warm: tuple[float, ...] = ()) -> RunRecord:
+    """The run record from per-scenario entries and the warm-up's ms (``warm``, timed apart
+    from every KPI); totals, latency and KPIs come from :func:`~memeval.score.derive.derive`.
+    ``profile`` is set by a sweep and ``answerer`` by ``--llm``, after the run."""
+    timings: dict[TimingLabel, list[float]] = {TimingLabel.WARMUP: list(warm)} if warm else {}
     for entry in entries:
         for label, samples in entry.timings.items():
             timings.setdefault(label, []).extend(samples)
