@@ -11,8 +11,8 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
                                      ModelSide, Planted, Prompt, Sampling)
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
-from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options, PhaseTotals,
-                                RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
+from memeval.record.run import (FORMAT_VERSION, EngineSnapshot, Kpi, LatencyRow, MeanValue, MissingCapability, Options,
+                                PhaseTotals, RateValue, RegradeNote, RunRecord, SuiteInfo, SweepNote, Totals)
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
                                    ScenarioStatus, Style, TimingLabel, Unit)
@@ -20,7 +20,8 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
 __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "Better", "Builds",
     "CacheInfo", "Cleanup", "Count", "EngineSnapshot", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
-    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
+    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide",
+    "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
     "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Style", "SuiteInfo", "SweepNote",
     "Synthesis", "TenantDerived", "TimingLabel", "Totals", "Unit", "Usage",

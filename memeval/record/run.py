@@ -143,6 +143,18 @@ class PhaseTotals:
 
 
 @dataclass(frozen=True)
+class MissingCapability:
+    """A capability the run would have used that the engine does not declare, and what it cost."""
+
+    capability: str
+    """The capability (``forget``, ``beliefs``, ``inspect``, ``conflicts``, ``usage``, ``backlog``)."""
+    probes: int
+    """Probe results (both phases) recorded unsupported for want of it."""
+    kpis: tuple[str, ...]
+    """KPIs left null (unmeasured) for want of it."""
+
+
+@dataclass(frozen=True)
 class LatencyRow:
     """Percentiles of one timing label's samples, ms (None: no samples)."""
 
@@ -258,6 +270,8 @@ class RunRecord:
     """The sweep cell it ran in (None outside a sweep)."""
     regrade: RegradeNote | None = omitted(default=None)
     """The regrade that produced it (None for a run)."""
+    engine_unsupported: tuple[MissingCapability, ...] | None = omitted(default=None)
+    """What the engine lacked that the run would have used (derived; None in older records)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

@@ -48,7 +48,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         progress(note)
     entries: list[ScenarioEntry] = []
     interrupted = False
-    warm = warm_up(engine, run_id, progress)
+    warm = warm_up(engine, caps, run_id, progress)
     try:
         for scenario in suite.scenarios:
             if options.only and scenario.id not in options.only:
@@ -65,9 +65,9 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
                     warm)
 
 
-def warm_up(engine: Engine, run_id: str, progress: Progress) -> tuple[float, ...]:
-    """One write, one recall and one forget in a tenant of the run's own, before the first
-    scenario, so that what an engine does once (loading an embedding model, opening a
+def warm_up(engine: Engine, caps: frozenset[str], run_id: str, progress: Progress) -> tuple[float, ...]:
+    """One write, one recall and (when the engine can) one forget in a tenant of the run's own,
+    before the first scenario, so that what an engine does once (loading an embedding model, opening a
     connection) is timed as warm-up, not as the first probe's latency. Returns the warm-up's ms,
     or nothing when a call failed (the reason goes to ``progress``; the scenarios then meet the
     failure themselves)."""
@@ -77,7 +77,8 @@ def warm_up(engine: Engine, run_id: str, progress: Progress) -> tuple[float, ...
     try:
         engine.write(item)
         engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
-        engine.forget(tenant, (item.id,))
+        if "forget" in caps:
+            engine.forget(tenant, (item.id,))
     except EngineError as err:
         progress(f"warm-up failed: {err}")
         return ()

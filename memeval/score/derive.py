@@ -8,9 +8,11 @@ from dataclasses import replace
 from memeval.record import RunRecord
 from memeval.score.kpi import compute_kpis
 from memeval.score.totals import breakdown, latency
+from memeval.score.unsupported import engine_unsupported
 
 
 def derive(record: RunRecord) -> RunRecord:
-    """``record`` with its totals, latency and KPIs computed from the rest."""
-    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings),
-                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer))
+    """``record`` with its totals, latency, KPIs and what the engine lacked computed from the rest."""
+    kpis = compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer)
+    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings), kpis=kpis,
+                   engine_unsupported=engine_unsupported(record.engine.capabilities, record.probes, kpis))
