@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.judge import judge_record
-from memeval.llm.settings import LlmSettings
+from memeval.llm.settings import LlmSettings, is_mock
 from memeval.record import AnswerCall, Answerer, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json
 from memeval.score.benchmark import apply_grader
@@ -89,13 +89,24 @@ def _summary(batch: Batch, probes: list[ProbeResult], results: list[Reply | str 
                     tokens=totals["tokens"], cost_usd=totals["cost_usd"], stopped=stopped, judge=None)
 
 
+def answered_by(side: ModelSide) -> str:
+    """Who answered, as the endpoint named it: a mock says "mock" and a model served under
+    another name than the one asked for shows both."""
+    served = side.incurred.served or ()
+    names = ", ".join(served)
+    if any(is_mock(name) for name in (*served, side.model)):
+        return f"the mock model {names or side.model}" + (f" (asked for {side.model})" if names and
+                                                           side.model not in served else "")
+    return side.model if not served or served == (side.model,) else f"{side.model} (served as {names})"
+
+
 def summary_lines(answerer: Answerer) -> list[str]:
     """The lines the CLI prints after answering: one summary, then any stop reason."""
     cache = answerer.cache
     cached = f", {cache.hits} from the cache" if cache.enabled else ""
     tokens = "tokens unknown" if answerer.tokens is None else f"{answerer.tokens} tokens"
     cost = "cost unknown" if answerer.cost_usd is None else f"${answerer.cost_usd:.4f}"
-    lines = [f"answerer: {answerer.answered} of {answerer.probes} probes answered by {answerer.model}{cached}; "
+    lines = [f"answerer: {answerer.answered} of {answerer.probes} probes answered by {answered_by(answerer)}{cached}; "
              f"{tokens}, {cost}"]
     judge = answerer.judge
     if judge:

@@ -51,6 +51,8 @@ class Reply:
     completion_tokens: int | None
     cost_usd: float | None
     cached: bool = False
+    served: str | None = None
+    """The model name the endpoint gave in its answer (None: cached, or not given)."""
 
     @property
     def total_tokens(self) -> int | None:
@@ -78,6 +80,12 @@ def spent(replies: Sequence[Reply], *, none_cost_nothing: bool = False) -> dict[
             "completion_tokens": _total([r.completion_tokens for r in replies], tokens),
             "tokens": _total([r.total_tokens for r in replies], tokens),
             "cost_usd": _total([r.cost_usd for r in replies], usd)}
+
+
+def _served(replies: Sequence[Reply]) -> dict[str, Any]:
+    """``served``: the model names the replies gave, when any did (the key is left out otherwise)."""
+    names = sorted({r.served for r in replies if r.served})
+    return {"served": names} if names else {}
 
 
 def _total(values: Sequence[float | int | None], empty: float | None) -> float | int | None:
@@ -146,12 +154,13 @@ class ModelClient:
         usage = completion.usage
         prompt = usage.prompt_tokens if usage else None
         done = usage.completion_tokens if usage else None
-        return Reply(text, prompt, done, self._cost(getattr(usage, "cost", None), prompt, done))
+        served = completion.model or None
+        return Reply(text, prompt, done, self._cost(getattr(usage, "cost", None), prompt, done, served), served=served)
 
-    def _cost(self, reported: Any, prompt: int | None, completion: int | None) -> float | None:
+    def _cost(self, reported: Any, prompt: int | None, completion: int | None, served: str | None) -> float | None:
         if isinstance(reported, int | float) and not isinstance(reported, bool):
             return float(reported)
-        price = self.settings.price()
+        price = self.settings.price(served)
         if price is None or prompt is None or completion is None:
             return None
         return price.cost(prompt, completion)
@@ -250,7 +259,8 @@ class Batch:
             "cache": {"enabled": self._cache is not None, "salt": self._salt or None, "hits": self.hits,
                       "misses": self.misses},
             "incurred": {"calls": len(self.fresh), "requests": self.client.requests, "retries": self.client.retries,
-                         **spent(self.fresh, none_cost_nothing=True)},
+                         **spent(self.fresh, none_cost_nothing=True),
+                         **_served(self.fresh)},
         }
 
     def close(self) -> None:

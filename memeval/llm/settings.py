@@ -47,6 +47,9 @@ ANSWER_DEFAULTS = {"prompt": "answer-v1", "temperature": 0.0, "max_tokens": 120}
 JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
 LOCAL_KEY = "memeval-local-no-key"
 KEY_HOSTS_ENV = "MEMEVAL_KEY_HOSTS"
+MOCK_PREFIX = "mock-"
+"""How a mock model names itself (the project's mock inference server serves ``mock-chat`` and
+``mock-embed`` whatever name was asked for)."""
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _PROMPTS = resources.files("memeval.llm").joinpath("prompts")
 # A prompt template is data a suite names: it renders sandboxed and, having no loader, includes nothing.
@@ -117,8 +120,12 @@ class ModelSettings:
     def sampling(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
-    def price(self) -> Price | None:
-        """The price-table entry for this model, if the YAML gave one."""
+    def price(self, served: str | None = None) -> Price | None:
+        """The price-table entry for this model, if the YAML gave one; never for a mock (the
+        endpoint named the model that answered, ``served``, as a mock): a mock costs what it
+        reports, else its cost is unknown."""
+        if is_mock(served or self.model):
+            return None
         return self.prices.get(self.model)
 
     def to_json(self) -> dict[str, Any]:
@@ -126,6 +133,11 @@ class ModelSettings:
         return {"endpoint": self.endpoint, "model": self.model, "prompt": self.prompt.to_json(),
                 "sampling": self.sampling(), "concurrency": self.concurrency, "timeout_s": self.timeout_s,
                 "retries": self.retries}
+
+
+def is_mock(model: str) -> bool:
+    """Whether a model name is a mock's (see :data:`MOCK_PREFIX`)."""
+    return model.startswith(MOCK_PREFIX)
 
 
 @dataclass(frozen=True)

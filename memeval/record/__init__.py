@@ -12,9 +12,9 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
 from memeval.record.benchmark import BenchmarkInfo, GraderRecord
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
-from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue, Options,
-                                PhaseTotals, RateValue, RegradeNote, RunRecord, Shard, Stuffing, SuiteInfo, SweepNote,
-                                Totals)
+from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
+                                MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
+                                Stuffing, SuiteInfo, SweepNote, Totals)
 from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
@@ -25,7 +25,7 @@ __all__ = [
     "Better", "Builds", "GraderRecord",
     "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
-    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "ModelSide", "Options", "Phase",
+    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
     "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Shard", "Stuffing", "Style", "SuiteInfo",
     "SweepNote",

@@ -59,6 +59,8 @@ class Incurred:
     """All tokens (None: unknown)."""
     cost_usd: float | None
     """USD (None: unknown)."""
+    served: tuple[str, ...] | None = omitted(default=None)
+    """Model names the endpoint gave in fresh answers (a mock's start with ``mock-``; None: none given)."""
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ class Totals:
     leaks: RateValue
     """Packs leaking a forbidden string, of those checked."""
     abstained: RateValue
-    """Abstention packs inventing nothing."""
+    """Packs inventing nothing, of the abstention probes checked (the KPI "pack invents nothing")."""
     pack_tokens: MeanValue
     """Mean pack size, tokens."""
 
@@ -142,6 +142,18 @@ class PhaseTotals:
     """Per scenario id, in run order."""
     styles: dict[Style, Totals]
     """Per question style."""
+
+
+@dataclass(frozen=True)
+class MissingCapability:
+    """A capability the run would have used that the engine does not declare, and what it cost."""
+
+    capability: str
+    """The capability (``forget``, ``beliefs``, ``inspect``, ``conflicts``, ``usage``, ``backlog``)."""
+    probes: int
+    """Probe results (both phases) recorded unsupported for want of it."""
+    kpis: tuple[str, ...]
+    """KPIs left null (unmeasured) for want of it."""
 
 
 @dataclass(frozen=True)
@@ -319,6 +331,8 @@ class RunRecord:
     """The scoring setup (derived; None in records written before it was kept)."""
     stuffing: Stuffing | None = omitted(default=None)
     """The context-stuffing check (derived; None: no probe with a pack and a haystack, or an older record)."""
+    engine_unsupported: tuple[MissingCapability, ...] | None = omitted(default=None)
+    """What the engine lacked that the run would have used (derived; None in older records)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

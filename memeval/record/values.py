@@ -42,6 +42,7 @@ KPI_GROUPS: tuple[KpiGroup, ...] = ("accuracy", "learning", "surprise", "conflic
 class TimingLabel(enum.StrEnum):
     """Every label a latency sample (ms) is recorded under; the values are run.json's keys."""
 
+    WARMUP = "warm-up"  # the run's one write, recall and forget before the first scenario: in no KPI
     BRAIN_INGEST = "brain ingest"
     LEARNING_WRITE = "learning write"
     PRE_TURN_LOGGED = "pre_turn (log + recall)"

@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 
 from memeval import __version__
 from memeval.agent import Timings
-from memeval.engines.base import Engine, ReportsUsage
+from memeval.engines.base import Engine, MemoryItem, RecallRequest, ReportsUsage
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import engine_server
 from memeval.engines.base import Usage as EngineUsage
@@ -74,6 +74,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     todo = (s for s in suite_scenarios(suite, tuple(options.only)) if s.id in places and s.id not in entries)
     progress = eta.tracking(progress)
     interrupted = False
+    warm = warm_up(engine, caps, run_id, progress)
     try:
         if executor is not None and executor.remote:
             if engine_def is None:
@@ -92,7 +93,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         progress(ProgressEvent("note", "interrupted: writing what was finished"))
     ordered = [entries[sid] for sid in chosen if sid in entries]
     snapshot = from_json(EngineSnapshot, info.to_json(), "engine")
-    return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard)
+    return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard, warm)
 
 
 def _chosen(ids: Sequence[str], only: tuple[str, ...], shard: Shard | None) -> list[str]:
@@ -184,6 +185,26 @@ def _benchmark(suite: Suite) -> BenchmarkInfo | None:
     return benchmark_info(suite)
 
 
+def warm_up(engine: Engine, caps: frozenset[str], run_id: str, progress: Progress) -> tuple[float, ...]:
+    """One write, one recall and (when the engine can) one forget in a tenant of the run's own,
+    before the first scenario, so that what an engine does once (loading an embedding model, opening a
+    connection) is timed as warm-up, not as the first probe's latency. Returns the warm-up's ms,
+    or nothing when a call failed (the reason goes to ``progress``; the scenarios then meet the
+    failure themselves)."""
+    tenant = f"{run_id}-warm-up"
+    item = MemoryItem(tenant=tenant, node="warm-up", kind="document", text="memeval warm-up: nothing to remember.")
+    started = time.perf_counter()
+    try:
+        engine.write(item)
+        engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
+        if "forget" in caps:
+            engine.forget(tenant, (item.id,))
+    except EngineError as err:
+        progress(ProgressEvent("note", f"warm-up failed: {err}"))
+        return ()
+    return (round(1000 * (time.perf_counter() - started), 3),)
+
+
 def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[str], run_id: str,
              options: RunOptions, progress: Progress, place: tuple[int, int], journal: Journal | None) -> ScenarioEntry:
     before = _read_usage(engine, caps)
@@ -205,11 +226,11 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
 
 
 def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: str, entries: Sequence[ScenarioEntry],
-             interrupted: bool = False, shard: Shard | None = None) -> RunRecord:
-    """The run record from per-scenario entries; totals, latency and KPIs come from
-    :func:`~memeval.score.derive.derive`. ``profile`` is set by a sweep and ``answerer`` by
-    ``--llm``, after the run."""
-    timings: dict[TimingLabel, list[float]] = {}
+             interrupted: bool = False, shard: Shard | None = None, warm: tuple[float, ...] = ()) -> RunRecord:
+    """The run record from per-scenario entries and the warm-up's ms (``warm``, timed apart
+    from every KPI); totals, latency and KPIs come from :func:`~memeval.score.derive.derive`.
+    ``profile`` is set by a sweep and ``answerer`` by ``--llm``, after the run."""
+    timings: dict[TimingLabel, list[float]] = {TimingLabel.WARMUP: list(warm)} if warm else {}
     for entry in entries:
         for label, samples in entry.timings.items():
             timings.setdefault(label, []).extend(samples)

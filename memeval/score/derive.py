@@ -10,10 +10,13 @@ from memeval.score.haystack import stuffing
 from memeval.score.kpi import compute_kpis
 from memeval.score.setup import scoring_setup
 from memeval.score.totals import breakdown, latency
+from memeval.score.unsupported import engine_unsupported
 
 
 def derive(record: RunRecord) -> RunRecord:
-    """``record`` with its totals, latency, KPIs, scoring setup and stuffing check computed from the rest."""
-    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings),
-                   kpis=compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer),
-                   setup=scoring_setup(record), stuffing=stuffing(record.probes, record.suite.resolved))
+    """``record`` with its totals, latency, KPIs, scoring setup, stuffing check and what the engine
+    lacked computed from the rest."""
+    kpis = compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer)
+    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings), kpis=kpis,
+                   setup=scoring_setup(record), stuffing=stuffing(record.probes, record.suite.resolved),
+                   engine_unsupported=engine_unsupported(record.engine.capabilities, record.probes, kpis))

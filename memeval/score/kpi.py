@@ -14,7 +14,6 @@ The KPIs read off single probe records are declared once in :data:`PROBE_METRICS
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -23,7 +22,8 @@ from memeval.record import (KPI_GROUPS, Answerer, Better, ClusterInterval, Kpi, 
                             TenantDerived, TimingLabel, Unit, Usage)
 from memeval.score.clustered import cluster_mean
 from memeval.score.match import holds_all
-from memeval.score.stats import Rate, mean_ci, percentile, rate
+from memeval.score.stats import Rate, mean_ci, rate
+from memeval.score.totals import invents_nothing, measured_percentile
 
 UP: Better = "up"
 DOWN: Better = "down"
@@ -116,10 +116,6 @@ def _no_leak(p: ProbeResult) -> bool | None:
     return None if not p.leak_checked else not p.leak
 
 
-def _invents_nothing(p: ProbeResult) -> bool | None:
-    return None if p.invented is None else not p.invented
-
-
 def _residue(p: ProbeResult) -> bool | None:
     """Whether a forgetting probe's pack still holds a forgotten string (None: not checked)."""
     return p.invented if p.abstain else _leak(p)
@@ -145,7 +141,7 @@ PROBE_METRICS: tuple[ProbeMetric, ...] = (
     ProbeMetric("freshness", "current value in pack", "rate", lambda p: p.hit, feeds="freshness", ranked=True),
     ProbeMetric("freshness", "current value answered", "rate", lambda p: p.answer_ok, feeds="freshness"),
     ProbeMetric("leaks", "leak-free packs", "rate", _no_leak, BOTH, feeds="leaks"),
-    ProbeMetric("abstention", "pack invents nothing", "rate", _invents_nothing, feeds="abstention"),
+    ProbeMetric("abstention", "pack invents nothing", "rate", invents_nothing),
     ProbeMetric("abstention", "model abstains", "rate", lambda p: p.llm_ok, feeds="abstention"),
     ProbeMetric("forgetting", "residue", "rate", _residue, BOTH, feeds="forgetting", better=DOWN),
 )
@@ -270,9 +266,8 @@ def _per_correct(scored: list[ProbeResult], engine_usd: float | None, answerer_u
 
 
 def _percentile_kpi(name: str, samples: list[float], label: str, q: float) -> Kpi:
-    """A latency percentile; null below ceil(1 / (1 − q)) samples, where it would be the maximum."""
-    enough = len(samples) >= math.ceil(round(1 / (1 - q), 6)) if q > 0.5 else bool(samples)
-    return kpi("latency", f"{name} {label}", percentile(samples, q) if enough else None, "ms", DOWN, len(samples))
+    """A latency percentile, as the latency table shows it (:func:`measured_percentile`)."""
+    return kpi("latency", f"{name} {label}", measured_percentile(samples, q), "ms", DOWN, len(samples))
 
 
 def _latency(timings: dict[TimingLabel, tuple[float, ...]]) -> list[Kpi]:

@@ -7,6 +7,7 @@ scored non-abstention probes (a miss counts 0). Only ``scored`` probes count; ``
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from memeval.record import PHASES, STYLES, LatencyRow, MeanValue, Phase, PhaseTotals, ProbeResult, RateValue, \
@@ -34,9 +35,24 @@ def totals(results: Iterable[ProbeResult]) -> Totals:
         captured=rate_value(rate([r.captured for r in scored])),
         fresh_first=rate_value(rate([r.fresh_first for r in scored])),
         leaks=rate_value(rate([r.leak for r in scored if r.leak_checked])),
-        abstained=rate_value(rate([not r.invented if r.invented is not None else None for r in scored])),
+        abstained=rate_value(rate([invents_nothing(r) for r in scored])),
         pack_tokens=_mean([r.tokens for r in scored]),
     )
+
+
+def invents_nothing(p: ProbeResult) -> bool | None:
+    """The one definition of "the pack invents nothing": for a probe feeding the ``abstention``
+    group whose invention was checked, whether its pack holds none of its ``forbid`` strings;
+    None for every other probe. The totals' column and the KPI of that name both read this."""
+    return None if "abstention" not in p.groups or p.invented is None else not p.invented
+
+
+def measured_percentile(samples: Sequence[float], q: float) -> float | None:
+    """The ``q`` percentile of ``samples``, or None below ceil(1 / (1 − q)) samples (for
+    q > 0.5), where it would only be the maximum: the latency table and the latency KPIs both
+    read this, so they show the same numbers."""
+    enough = len(samples) >= math.ceil(round(1 / (1 - q), 6)) if q > 0.5 else bool(samples)
+    return percentile(list(samples), q) if enough else None
 
 
 def rate_value(r: Rate) -> RateValue:
@@ -58,11 +74,12 @@ def breakdown(results: Sequence[ProbeResult]) -> dict[Phase, PhaseTotals]:
 
 
 def latency(samples: dict[TimingLabel, tuple[float, ...]]) -> dict[TimingLabel, LatencyRow]:
-    """n, p50, p95, p99 and max (ms) per timing label; percentiles are null with no samples."""
+    """n, p50, p95, p99 and max (ms) per timing label; a percentile is null where
+    :func:`measured_percentile` says so."""
     out = {}
     for label, values in samples.items():
         vs = list(values)
-        p50, p95, p99 = (percentile(vs, q) for _, q in PERCENTILES)
+        p50, p95, p99 = (measured_percentile(vs, q) for _, q in PERCENTILES)
         out[label] = LatencyRow(len(vs), p50, p95, p99, max(vs) if vs else None)
     return out
 

@@ -17,8 +17,9 @@ suffix, so any base path works (``/v1``, ``/api/v1``):
   rule, see :func:`memeval.servers.mock_models.judge_reply`), otherwise the extractive answer;
   no streaming.
 
-Every model response carries ``usage`` with a fake OpenRouter-style ``cost`` of 1e-6 USD per
-token. Test control routes (no auth):
+Every model response names its model ``mock-chat`` or ``mock-embed`` whatever the request asked
+for (a mock says it is one) and carries ``usage`` with an OpenRouter-style ``cost`` of 0: a mock
+costs nothing. Test control routes (no auth):
 
 - ``POST /_mock/faults`` ``{"clear": true, "fail": [{"status": 429, "count": 2, "route":
   "chat", "retry_after": 1}], "latency": 0.2}``: the next ``count`` calls of ``route``
@@ -172,7 +173,7 @@ class MockInferenceApp:
         if name == "health":
             return Reply(200, {"status": "ok"})
         if name == "models":
-            data = [{"id": "mock-chat", "object": "model"}, {"id": "mock-embed", "object": "model"}]
+            data = [{"id": models.CHAT_MODEL, "object": "model"}, {"id": models.EMBED_MODEL, "object": "model"}]
             return Reply(200, {"object": "list", "data": data})
         return self._model_call(name, call)
 
@@ -221,7 +222,7 @@ def _usage(prompt: int, completion: int) -> dict[str, Any]:
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": total,
-        "cost": round(total * models.USD_PER_TOKEN, 10),
+        "cost": 0.0,  # a mock costs nothing, and says so
     }
 
 
@@ -245,7 +246,7 @@ def chat_completion(body: dict[str, Any], completion_id: str) -> dict[str, Any]:
         "id": completion_id,
         "object": "chat.completion",
         "created": int(time.time()),
-        "model": body.get("model") or "mock-chat",
+        "model": models.CHAT_MODEL,  # whatever was asked for: a mock says it is one
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": _usage(prompt, models.approx_tokens(content)),
     }
@@ -271,7 +272,7 @@ def embeddings(body: dict[str, Any]) -> dict[str, Any]:
     tokens = sum(models.approx_tokens(t) for t in texts)
     usage = _usage(tokens, 0)
     del usage["completion_tokens"]
-    return {"object": "list", "data": data, "model": body.get("model") or "mock-embed", "usage": usage}
+    return {"object": "list", "data": data, "model": models.EMBED_MODEL, "usage": usage}
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, faults: MockFaults | None = None) -> JsonHTTPServer:

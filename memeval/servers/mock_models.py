@@ -28,7 +28,10 @@ from typing import Any
 
 DEFAULT_DIMS = 256
 UNKNOWN = "unknown"
-USD_PER_TOKEN = 1e-6
+CHAT_MODEL = "mock-chat"
+"""The name every chat answer gives as its model, whatever the request asked for."""
+EMBED_MODEL = "mock-embed"
+"""The name every embeddings answer gives as its model."""
 
 STOPWORDS = frozenset(
     (

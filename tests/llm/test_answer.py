@@ -54,7 +54,7 @@ def test_token_and_cost_totals_are_sums_over_calls(mock: Mock, settings, record:
     probes = targets(answered)
     assert a["tokens"] == sum(p["llm_tokens"] for p in probes) == a["prompt_tokens"] + a["completion_tokens"]
     assert a["cost_usd"] == pytest.approx(sum(p["llm_cost_usd"] for p in probes))
-    assert a["cost_usd"] == pytest.approx(a["tokens"] * 1e-6)  # the mock's reported price
+    assert a["cost_usd"] == 0.0  # the mock reports a cost of 0: it costs nothing
     spent = a["incurred"]
     assert spent["calls"] == spent["requests"] == mock.chat_calls() == 15
     assert (spent["tokens"], spent["cost_usd"]) == (a["tokens"], pytest.approx(a["cost_usd"]))
@@ -169,3 +169,25 @@ def test_nothing_answered_has_unknown_tokens_and_cost_not_zero(mock: Mock, setti
     assert (a["answered"], a["tokens"], a["cost_usd"]) == (0, None, None)
     assert answered.answerer is not None
     assert summary_lines(answered.answerer)[0].endswith("probes answered by openai/gpt-4.1-mini; tokens unknown, cost unknown")
+
+
+def test_a_mock_says_it_is_one_and_costs_nothing_even_with_a_price_table(mock: Mock, settings,
+                                                                          record: RunRecord) -> None:
+    """The mock serves ``mock-chat`` whatever model was asked for; no price is applied to it, so
+    a price table for the asked-for model cannot turn a mock run into dollars."""
+    prices = {"prices": {"openai/gpt-4.1-mini": {"input_per_mtok": 1000.0, "output_per_mtok": 1000.0}}}
+    answered = answer_record(record, settings(prices, cache=False))
+    a = answered.to_json()["answerer"]
+    assert a["model"] == "openai/gpt-4.1-mini" and a["incurred"]["served"] == ["mock-chat"]
+    assert a["cost_usd"] == 0.0 and all(p["llm_cost_usd"] == 0.0 for p in targets(answered))
+    assert answered.answerer is not None
+    line = summary_lines(answered.answerer)[0]
+    assert "answered by the mock model mock-chat (asked for openai/gpt-4.1-mini)" in line and "$0.0000" in line
+
+
+def test_no_price_is_applied_to_a_mock_model(settings) -> None:
+    block = {"model": "mock-chat", "prices": {"mock-chat": {"input_per_mtok": 5.0, "output_per_mtok": 5.0}}}
+    answerer = settings(block).answer
+    assert answerer.price() is None and answerer.price("mock-chat") is None
+    real = settings({"prices": {"openai/gpt-4.1-mini": {"input_per_mtok": 5.0, "output_per_mtok": 5.0}}}).answer
+    assert real.price() is not None and real.price("mock-chat") is None
