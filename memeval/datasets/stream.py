@@ -166,12 +166,3 @@ def _skip_ws(buf: str, pos: int) -> int:
     while pos < n and buf[pos] in _WS:
         pos += 1
     return pos
-
-
-def sha256_of(path: str | Path) -> str:
-    """The hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(CHUNK_BYTES), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -208,7 +208,10 @@ class Mem0Engine(AcceptedListing):
                 return [Hit(item, 1.0 / (i + 1)) for i, (_, item) in enumerate(found[: request.limit])]
             result = _guard("search", lambda: self._memory.search(request.query, top_k=request.limit, filters=filters,
                                                                   threshold=self._threshold))
-        hits = [(records.item_of(m), float(m.get("score") or 0.0)) for m in result["results"]]
+        try:
+            hits = [(records.item_of(m), float(m["score"])) for m in result["results"]]
+        except (KeyError, TypeError, ValueError) as err:  # a hit without a score is mem0 misbehaving, not a miss
+            raise EngineError(f"mem0 search: a result without a numeric score ({type(err).__name__}: {err})") from err
         return [Hit(item, score) for item, score in hits if item is not None]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

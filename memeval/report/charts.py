@@ -191,14 +191,13 @@ def amount_chart(title: str, rows: Sequence[Amount]) -> Markup:
 def pareto(points: Sequence[Point]) -> set[str]:
     """Labels of the points no other point beats: another at least as accurate, as fast and as
     lean, and strictly better on one, dominates. Points with any value missing are left out."""
-    full = [p for p in points if None not in (p.accuracy, p.latency_ms, p.tokens)]
+    full = [(p.label, p.accuracy, -p.latency_ms, -p.tokens) for p in points
+            if p.accuracy is not None and p.latency_ms is not None and p.tokens is not None]
 
-    def beats(a: Point, b: Point) -> bool:
-        ge = (a.accuracy or 0) >= (b.accuracy or 0) and (a.latency_ms or 0) <= (b.latency_ms or 0) \
-            and (a.tokens or 0) <= (b.tokens or 0)
-        return ge and (a.accuracy, a.latency_ms, a.tokens) != (b.accuracy, b.latency_ms, b.tokens)
+    def beats(a: tuple[str, float, float, float], b: tuple[str, float, float, float]) -> bool:
+        return all(x >= y for x, y in zip(a[1:], b[1:])) and a[1:] != b[1:]
 
-    return {b.label for b in full if not any(beats(a, b) for a in full if a is not b)}
+    return {b[0] for b in full if not any(beats(a, b) for a in full if a is not b)}
 
 
 def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
