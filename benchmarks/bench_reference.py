@@ -44,7 +44,7 @@ import bench_peers
 
 from memeval.agent import AgentMemory, Timings
 from memeval.engines.base import MemoryItem, RecallRequest
-from memeval.engines.reference import CAPABILITIES as CAPS
+from memeval.engines.base import capabilities_of
 from memeval.engines.reference import create
 from memeval.spec.model import Policy
 
@@ -120,7 +120,7 @@ def turn_fields(corpus: Corpus, turns: int) -> list[dict]:
 def pre_turn(engine, tenant: str, agent: int, query: str) -> float:
     """Seconds for one real ``AgentMemory.pre_turn`` (its four section recalls and the pack
     assembly; the question is not logged, so every sample sees the same store)."""
-    memory = AgentMemory(engine, CAPS, tenant, f"a{agent}", Policy(), Timings())
+    memory = AgentMemory(engine, capabilities_of(engine), tenant, f"a{agent}", Policy(), Timings())
     start = time.perf_counter()
     memory.pre_turn("bench", 0, query, 0, None, log=False)
     return time.perf_counter() - start
