@@ -22,8 +22,9 @@ def best_line(p: ProbeResult) -> str:
 
 
 def _case(suite: str, p: ProbeResult) -> ET.Element:
-    case = ET.Element("testcase", classname=f"{suite}.{p.scenario}", name=f"{p.id} ({p.phase})",
-                      time=f"{(p.ms or 0.0) / 1000:.3f}")
+    case = ET.Element("testcase", classname=f"{suite}.{p.scenario}", name=f"{p.id} ({p.phase})")
+    if p.ms is not None:  # an errored or unsupported probe was not timed: no time, rather than 0 s
+        case.set("time", f"{p.ms / 1000:.3f}")
     if p.status == "errored":
         ET.SubElement(case, "error", message=p.reason or "errored").text = p.question
     elif p.status == "unsupported":
