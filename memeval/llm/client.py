@@ -202,14 +202,16 @@ class Batch:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.stopped: str | None = None
-        self.hits = self.misses = 0
+        self.hits = self.misses = self.reused = 0
         self.fresh: list[Reply] = []
 
     def run(self, jobs: Sequence[Mapping[str, str]]) -> list[Reply | str | None]:
         """For each job (template variables), in order: the Reply, the one-line reason its call
         failed, or None when it was not asked because the endpoint refused (see :attr:`stopped`).
 
-        With the cache on, identical jobs are asked once and the repeats count as cache hits."""
+        With the cache on, identical jobs are asked once: the later ones are *reused* in-run
+        (marked cached, counted in :attr:`reused`, never in :attr:`hits`), so :attr:`hits`
+        counts only replies a disk entry written by an earlier run (or repeat) served."""
         s = self.settings
         keys = [cache_key(s.endpoint, s.model, s.prompt.sha256, v, s.sampling(), self._salt) for v in jobs]
         first: dict[str, int] = {}
@@ -224,7 +226,7 @@ class Batch:
                 out.append(answers[i])
                 continue
             reused = answers[first[key]]
-            self.hits += isinstance(reused, Reply)
+            self.reused += isinstance(reused, Reply)
             out.append(replace(reused, cached=True) if isinstance(reused, Reply) else reused)
         return out
 
@@ -257,7 +259,7 @@ class Batch:
         return {
             **self.settings.to_json(),
             "cache": {"enabled": self._cache is not None, "salt": self._salt or None, "hits": self.hits,
-                      "misses": self.misses},
+                      "misses": self.misses, "reused": self.reused},
             "incurred": {"calls": len(self.fresh), "requests": self.client.requests, "retries": self.client.retries,
                          **spent(self.fresh, none_cost_nothing=True),
                          **_served(self.fresh)},

@@ -36,9 +36,11 @@ class CacheInfo:
     salt: str | None
     """The salt keeping these answers apart (None: none)."""
     hits: int
-    """Answers taken from the cache."""
+    """Answers served by cache entries an earlier run (or repeat) wrote: cross-run hits."""
     misses: int
     """Answers asked of the model."""
+    reused: int | None = omitted(default=None)
+    """Answers reused in-run from an identical prompt this run already asked, marked cached (None: an older record)."""
 
 
 @dataclass(frozen=True)

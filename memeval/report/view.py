@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
+from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 
@@ -125,6 +125,13 @@ def _miss(p: ProbeResult) -> Row:
             "model": (p.llm_answer or DASH).replace("|", "\\|")[:90]}
 
 
+def _cache_use(cache: CacheInfo) -> str:
+    """Cross-run hits, in-run reuses (when the record counts them apart) and misses."""
+    reused = "" if cache.reused is None else f", {cache.reused} reused in-run"
+    hits = "hits" if cache.reused is None else "cross-run hits"
+    return f"{cache.hits} {hits}{reused}, {cache.misses} misses" + (f", salt `{cache.salt}`" if cache.salt else "")
+
+
 def _usd(value: float | None) -> str:
     return DASH if value is None else f"${value:.4f}"
 
@@ -148,8 +155,7 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
         ("Cost of the answers", _usd(a.cost_usd)),
         ("Spent by this run", f"{spent.calls} calls, {spent.requests} requests, {spent.retries} retries, "
                               f"{fmt_num(spent.tokens, 0)} tokens, {_usd(spent.cost_usd)}"),
-        ("Cache", f"{cache.hits} hits, {cache.misses} misses" + (f", salt `{cache.salt}`" if cache.salt else "")
-         if cache.enabled else "off"),
+        ("Cache", _cache_use(cache) if cache.enabled else "off"),
     ]
     if a.stopped:
         rows.append(("Stopped", a.stopped))

@@ -22,7 +22,8 @@ Summary = JsonObject
 
 def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str],
               shard: tuple[int, int] | None = None) -> Summary:
-    """summary.json: the matrix, every cell's outcome (with its answer-cache hits and misses),
+    """summary.json: the matrix, every cell's outcome (with its model calls, cross-run cache hits
+    and in-run reuses, :func:`model_use`),
     skipped profiles, the comparison of the cells that completed (null when none did), and the
     ``--shard`` slice (null: every cell); a cell whose scoring setup differs from the first
     one's beyond its flags is left out of the comparison and listed as skipped."""
@@ -30,17 +31,25 @@ def summarise(matrix: Matrix, results: list[CellResult], skipped: list[str],
     records, unfair = split_comparable(list(read.values()))
     return {
         "matrix": matrix.name, "about": matrix.about, "engine": matrix.engine.name, "suite": matrix.suite,
-        "cells": [{**r.to_json(), **_cache(read.get(id(r)))} for r in results],
+        "cells": [{**r.to_json(), **model_use(read.get(id(r)))} for r in results],
         "skipped": skipped + unfair,
         "comparison": compare_records(records, subject=SWEEP_SUBJECT) if records else None,
         "shard": None if shard is None else {"index": shard[0], "count": shard[1]},
     }
 
 
-def _cache(record: RunRecord | None) -> JsonObject:
-    """A cell's answer-cache use: ``cache_hits`` and ``cache_misses`` (null without ``--llm``)."""
-    cache = record.answerer.cache if record is not None and record.answerer is not None else None
-    return {"cache_hits": cache.hits if cache else None, "cache_misses": cache.misses if cache else None}
+def model_use(record: RunRecord | None) -> JsonObject:
+    """A cell's model use over its answerer and judge: ``model_calls`` (asked of the model),
+    ``cache_hits`` (served by entries an earlier run or repeat wrote: 0 on every repeat of an
+    independent sweep) and ``in_run_reuses`` (a prompt the run had already asked, e.g. one probe
+    in both phases; null for an older record that counted them as hits). All null without ``--llm``."""
+    answerer = record.answerer if record is not None else None
+    if answerer is None:
+        return {"model_calls": None, "cache_hits": None, "in_run_reuses": None}
+    caches = [side.cache for side in (answerer, answerer.judge) if side is not None]
+    reused = [c.reused for c in caches]
+    return {"model_calls": sum(c.misses for c in caches), "cache_hits": sum(c.hits for c in caches),
+            "in_run_reuses": None if None in reused else sum(r for r in reused if r is not None)}
 
 
 def write_summary(folder: str, summary: Summary, templates: str | None = None) -> str:
@@ -58,7 +67,6 @@ def write_summary(folder: str, summary: Summary, templates: str | None = None) -
 def _cell_row(c: JsonObject) -> JsonObject:
     """One row of the cells table, formatted."""
     seconds = c["seconds"]
-    hits, misses = c.get("cache_hits"), c.get("cache_misses")
     return {**c, "reason": str(c["reason"] or DASH).replace("|", "\\|"), "port": c["port"] or DASH,
-            "cache": DASH if hits is None else f"{hits}/{misses}",
+            **{key: DASH if c.get(key) is None else c[key] for key in ("model_calls", "cache_hits", "in_run_reuses")},
             "seconds": f"{seconds:.1f}" if isinstance(seconds, (int, float)) else DASH}

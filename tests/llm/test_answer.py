@@ -74,7 +74,8 @@ def test_cache_miss_then_hit_makes_no_second_call(mock: Mock, settings, record: 
     again = answer_record(record, settings()).to_json()
     assert mock.chat_calls() == unique
     a = again["answerer"]
-    assert a["cache"] == {"enabled": True, "salt": None, "hits": 15, "misses": 0}
+    # the entries the first run wrote serve the unique prompts; the rest are this run's own reuses
+    assert a["cache"] == {"enabled": True, "salt": None, "hits": unique, "misses": 0, "reused": 15 - unique}
     assert all(p["llm_cached"] for p in targets(again))
     assert a["incurred"]["calls"] == 0 and a["incurred"]["cost_usd"] == 0.0
     assert (a["tokens"], a["cost_usd"]) == (first["answerer"]["tokens"], first["answerer"]["cost_usd"])
@@ -96,7 +97,7 @@ def test_cache_salt_separates_repeats(mock: Mock, settings, record: RunRecord) -
     assert mock.chat_calls() == 2 * unique
     a = answer_record(record, settings(salt="r1")).to_json()["answerer"]
     assert mock.chat_calls() == 2 * unique
-    assert a["cache"]["salt"] == "r1" and a["cache"]["hits"] == 15
+    assert a["cache"]["salt"] == "r1" and a["cache"]["hits"] == unique and a["cache"]["reused"] == 15 - unique
 
 
 def test_429_is_retried_after_retry_after(mock: Mock, settings, record: RunRecord) -> None:

@@ -1,5 +1,6 @@
 """A sweep's repeats are independent samples: with ``llm: true`` each repeat asks the model
-again (its own cache salt) and the summary counts every cell's cache hits."""
+again (its own cache salt) and the summary shows per cell its model calls, its cross-run cache
+hits (0: no repeat is served another's answers) and its in-run reuses."""
 
 from __future__ import annotations
 
@@ -37,12 +38,17 @@ def test_two_repeats_make_two_sets_of_model_calls(tmp_path, mock: Mock):  # noqa
     assert proc.returncode == 0, proc.stderr
     cells = {c["label"]: c for c in json.loads((out / "summary.json").read_text())["cells"]}
     first, second = cells["baseline-r1"], cells["baseline-r2"]
-    # a run's own identical (pack, question) pairs (a probe asked in both phases) hit within the run;
-    # nothing of repeat 1 is served to repeat 2, so both repeats ask the model the same number of times
-    assert first["cache_misses"] > 0 and second["cache_misses"] == first["cache_misses"]
-    assert second["cache_hits"] == first["cache_hits"] < first["cache_misses"]
-    assert mock.chat_calls() == first["cache_misses"] + second["cache_misses"]
-    salts = [json.loads((out / f"baseline-r{r}" / "run.json").read_text())["answerer"]["cache"]["salt"] for r in (1, 2)]
-    assert salts == ["repeat-1", "repeat-2"]
-    assert "| baseline-r2 | ok | 4166" in (out / "summary.md").read_text()
-    assert f"| {first['cache_hits']}/{first['cache_misses']} |" in (out / "summary.md").read_text()
+    # a run's own identical (pack, question) pairs (a probe asked in both phases) are in-run reuses,
+    # not cache hits; nothing of repeat 1 is served to repeat 2: both make the same set of model calls
+    assert first["model_calls"] > 0 and second["model_calls"] == first["model_calls"]
+    assert first["cache_hits"] == 0 and second["cache_hits"] == 0
+    assert second["in_run_reuses"] == first["in_run_reuses"] > 0
+    assert mock.chat_calls() == first["model_calls"] + second["model_calls"]
+    runs = [json.loads((out / f"baseline-r{r}" / "run.json").read_text()) for r in (1, 2)]
+    assert [run["answerer"]["cache"]["salt"] for run in runs] == ["repeat-1", "repeat-2"]
+    cached = [p for p in runs[1]["probes"] if p.get("llm_cached")]
+    assert len(cached) == second["in_run_reuses"]  # each reuse is marked cached in run.json
+    summary = (out / "summary.md").read_text()
+    assert "| Model calls | Cross-run cache hits | In-run reuses |" in summary
+    assert f"| {second['model_calls']} | 0 | {second['in_run_reuses']} |" in summary
+    assert "| baseline-r2 | ok | 4166" in summary
