@@ -11,8 +11,9 @@ test on the discordant pairs, and with repeats it is a sign test with one vote p
 repeats sharpen each probe's vote without being counted as extra independent probes.
 
 Probes of one scenario share a haystack and are not independent, so where the paired probes
-come from enough scenarios the p-value is the clustered counterpart instead
-(:func:`memeval.score.clustered.paired_cluster_test`: a sign-flip test over whole scenarios,
+come from enough clusters (scenarios, or the unit the suite's ``cluster:`` names) the p-value is
+the clustered counterpart instead
+(:func:`memeval.score.clustered.paired_cluster_test`: a sign-flip test over whole clusters,
 exact up to 12 scenarios, seeded Monte Carlo beyond); ``method`` says which test gave it.
 "Enough" is :data:`MIN_CLUSTERS`: with k scenarios the smallest sign-flip p-value is 2/2^k, so
 below 6 the clustered test could never reach α = 0.05 and McNemar's is kept (the cell still
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from memeval.compare.groups import Side
 from memeval.record import JsonObject
 from memeval.score.clustered import paired_cluster_test
+from memeval.score.clusters import clustering
 from memeval.score.kpi import PROBE_METRICS, Key, ProbeMetric
 from memeval.score.stats import mcnemar_exact
 
@@ -58,15 +60,18 @@ def shares(side: Side, metric: ProbeMetric) -> dict[Key, tuple[float, int]]:
 
 
 def paired_test(base: Side, other: Side, metric: ProbeMetric) -> PairedTest:
-    """The paired test of ``other`` against ``base`` on ``metric``'s probe outcomes."""
+    """The paired test of ``other`` against ``base`` on ``metric``'s probe outcomes, clusters by
+    the unit the baseline's suite declares (:mod:`memeval.score.clusters`)."""
     a, b = shares(base, metric), shares(other, metric)
     common = [k for k in a if k in b]
     gained = sum(1 for k in common if b[k][0] > a[k][0])
     lost = sum(1 for k in common if b[k][0] < a[k][0])
-    clusters = len({k[0] for k in common})
+    unit = clustering(base.runs[0].suite.resolved)
+    of = {k: label for run in (*base.runs, *other.runs) for k, label in unit.labels(run.probes).items() if k in b and k in a}
+    clusters = len(set(of.values()))
     if clusters < MIN_CLUSTERS:
         return PairedTest(gained, lost, len(common), mcnemar_exact(gained, lost), clusters)
-    test = paired_cluster_test({k: a[k][0] for k in common}, {k: b[k][0] for k in common}, {k: k[0] for k in common})
+    test = paired_cluster_test({k: a[k][0] for k in common}, {k: b[k][0] for k in common}, of)
     assert test.p is not None  # common is not empty: two clusters have probes
     return PairedTest(gained, lost, len(common), test.p, clusters, "cluster sign-flip")
 

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LmeInstance, Turn
-from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id, scenario_id, unique_ids
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, probe_id, safe_id, scenario_id, unique_ids
 
 AGENT = "assistant"
 
@@ -34,7 +34,7 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
                             "replay": True, "exchanges": exchanges, "x-session_id": session.id,
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
-        "id": safe_id(instance.question_id, "q-"), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
+        "id": probe_id("longmemeval", instance.question_id), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
         **({"abstain": True, "answer_only": True, "groups": ["abstention"], "x-answer": instance.answer}
            if instance.abstention else {"expect": [instance.answer]}),
         "category": instance.question_type, **({"evidence": evidence} if evidence else {}),

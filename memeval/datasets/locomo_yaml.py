@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LocomoQuestion, LocomoSample, LocomoTurn
-from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, safe_id, scenario_id
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, probe_id, safe_id, scenario_id
 
 AGENT = "reader"
 
@@ -60,7 +60,7 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
 
 def probe(question: LocomoQuestion) -> dict[str, Any]:
     """One question as a probe: its category by real name and its evidence dia ids."""
-    out: dict[str, Any] = {"id": safe_id(question.id), "route": "ask", "agent": AGENT,
+    out: dict[str, Any] = {"id": probe_id("locomo", question.id), "route": "ask", "agent": AGENT,
                            "question": question.question, "style": STYLE}
     if question.category == 5:  # the trap is often truly in the conversation: graded on the answer alone
         out.update(abstain=True, answer_only=True, groups=["abstention"])

@@ -39,6 +39,11 @@ def scenario_id(fmt: str, unit_id: str) -> str:
     return safe_id(unit_id, "lme-" if fmt == "longmemeval" else "locomo-")
 
 
+def probe_id(fmt: str, question_id: str) -> str:
+    """The probe id a question (a LongMemEval or LoCoMo question id) runs as."""
+    return safe_id(question_id, "q-" if fmt == "longmemeval" else "")
+
+
 def unique_ids(raw_ids: list[str]) -> list[str]:
     """:func:`safe_id` of each, with ``-2``, ``-3`` … added where two would collide."""
     out, seen = [], set()

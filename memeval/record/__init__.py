@@ -11,6 +11,7 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incu
                                      ModelSide, Planted, Prompt, Sampling)
 from memeval.record.benchmark import BenchmarkInfo, GraderRecord
 from memeval.record.codec import Json, JsonObject, RecordError
+from memeval.record.errata import Disputed, ErrataRecord, ErrataResult
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
                                 MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
@@ -22,7 +23,7 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
 
 __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo",
-    "Better", "Builds", "GraderRecord",
+    "Better", "Builds", "GraderRecord", "Disputed", "ErrataRecord", "ErrataResult",
     "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide", "Options", "Phase",

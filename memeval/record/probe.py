@@ -118,6 +118,8 @@ class ProbeResult:
     """The fraction of the probe's evidence turns whose text is in the pack (None: no evidence, or not scored)."""
     grader_score: float | None = omitted(default=None)
     """The model answer's score in [0, 1] by the suite's benchmark grader (None: not answered, or not applied)."""
+    disputed: bool | None = omitted(default=None)
+    """True: the suite's errata file disputes its gold, so no headline rate counts it (None: not disputed)."""
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -10,6 +10,7 @@ from typing import Literal
 import memeval.record.codec as codec
 from memeval.record.answerer import Answerer
 from memeval.record.benchmark import BenchmarkInfo
+from memeval.record.errata import ErrataRecord
 from memeval.record.codec import Json, JsonObject, RecordError, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
@@ -178,7 +179,7 @@ class ClusterInterval:
     LongMemEval question) resampled, so probes sharing a haystack are not counted as independent."""
 
     unit: str
-    """What a cluster is (``scenario``)."""
+    """What a cluster is: the suite's ``cluster:`` (scenario, conversation, haystack, category, …)."""
     clusters: int
     """Clusters with at least one counted probe."""
     ci95: tuple[float, float] | None
@@ -333,6 +334,8 @@ class RunRecord:
     """The context-stuffing check (derived; None: no probe with a pack and a haystack, or an older record)."""
     engine_unsupported: tuple[MissingCapability, ...] | None = omitted(default=None)
     """What the engine lacked that the run would have used (derived; None in older records)."""
+    errata: ErrataRecord | None = omitted(default=None)
+    """The suite's errata file and the disputed probes, scored apart (None: the suite declares none)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
 from memeval.record import BenchmarkInfo, ProbeResult, RunRecord
+from memeval.report.errata import benchmark_ceiling
 from memeval.score.benchmark import APPLIED
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
@@ -37,7 +38,8 @@ def benchmark_view(record: RunRecord) -> BenchmarkView | None:
     info = record.benchmark
     if info is None:
         return None
-    probes = [p for p in record.probes if p.phase == "recall" and p.category is not None]
+    asked_all = [p for p in record.probes if p.phase == "recall" and p.category is not None]
+    probes = [p for p in asked_all if not p.disputed]  # disputed gold is scored apart (memeval.report.errata)
     model = record.answerer is not None
     graded = model and info.grader in APPLIED
     rows, notes = _lme_rows(probes, model) if info.format == "longmemeval" else _locomo_rows(probes, model, graded, info.category_map)
@@ -48,7 +50,9 @@ def benchmark_view(record: RunRecord) -> BenchmarkView | None:
     else:
         measure = "model answer, graded by memeval's matcher" + \
             (f" ({info.grader} is a judge grader, not applied by memeval run yet)" if info.grader != "memeval" else "")
-    asked = len({(p.scenario, p.id) for p in probes})
+    ceiling = benchmark_ceiling(asked_all)
+    notes += (ceiling,) if ceiling else ()
+    asked = len({(p.scenario, p.id) for p in asked_all})
     if asked < info.questions:
         notes += (f"{info.questions - asked} of the {info.questions} selected questions have no probe (a preference "
                   "rubric is graded by the LongMemEval judge only; see the import's x-unmapped); they are in no n.",)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
+from memeval.report.errata import errata_lines
+from memeval.score.clusters import counted
 from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 
@@ -70,7 +72,7 @@ def fmt_cluster(k: Kpi) -> str:
     c = k.clustered
     if c is None:
         return DASH
-    count = f"{c.clusters} {c.unit}{'' if c.clusters == 1 else 's'}"
+    count = counted(c.unit, c.clusters)
     if c.ci95 is None:
         return f"{DASH} ({count})"
     return f"{fmt_kpi(c.ci95[0], k.unit)} – {fmt_kpi(c.ci95[1], k.unit)} ({count})"
@@ -106,6 +108,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "sha": record.suite.sha256[:12],
         "setup": fingerprint(setup_of(record)),
         "stuffing": stuffing_line(record),
+        "errata": errata_lines(record.errata),
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }

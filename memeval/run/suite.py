@@ -28,6 +28,7 @@ from memeval.run.options import RunOptions, check_only
 from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
 from memeval.run.scenario import ScenarioRun, namespace
 from memeval.score.derive import derive
+from memeval.score.errata import errata_record
 from memeval.spec.model import Scenario, Suite
 
 
@@ -255,6 +256,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         interrupted=interrupted,
         shard=shard,
         benchmark=_benchmark(suite),
+        errata=errata_record(suite),
     )
     return derive(record)
 

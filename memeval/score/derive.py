@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memeval.record import RunRecord
+from memeval.score.clusters import clustering
+from memeval.score.errata import apply_errata
 from memeval.score.haystack import stuffing
 from memeval.score.kpi import compute_kpis
 from memeval.score.setup import scoring_setup
@@ -14,9 +16,12 @@ from memeval.score.unsupported import engine_unsupported
 
 
 def derive(record: RunRecord) -> RunRecord:
-    """``record`` with its totals, latency, KPIs, scoring setup, stuffing check and what the engine
-    lacked computed from the rest."""
-    kpis = compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer)
-    return replace(record, totals=breakdown(record.probes), latency=latency(record.timings), kpis=kpis,
+    """``record`` with its disputed probes marked (:mod:`memeval.score.errata`), its totals,
+    latency, KPIs (disputed probes left out of both), scoring setup, stuffing check and what the
+    engine lacked computed from the rest."""
+    record = apply_errata(record)
+    kpis = compute_kpis(record.probes, record.scenarios, record.timings, record.usage, record.answerer,
+                        clustering(record.suite.resolved))
+    return replace(record, totals=breakdown([p for p in record.probes if not p.disputed]), latency=latency(record.timings), kpis=kpis,
                    setup=scoring_setup(record), stuffing=stuffing(record.probes, record.suite.resolved),
                    engine_unsupported=engine_unsupported(record.engine.capabilities, record.probes, kpis))

@@ -21,6 +21,7 @@ from typing import Literal
 from memeval.record import (KPI_GROUPS, Answerer, Better, ClusterInterval, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
                             TenantDerived, TimingLabel, Unit, Usage)
 from memeval.score.clustered import cluster_mean
+from memeval.score.clusters import SCENARIO, Clustering
 from memeval.score.match import holds_all
 from memeval.score.stats import Rate, mean_ci, rate
 from memeval.score.totals import invents_nothing, measured_percentile
@@ -29,9 +30,6 @@ UP: Better = "up"
 DOWN: Better = "down"
 GROUPS = KPI_GROUPS
 
-CLUSTER_UNIT = "scenario"
-"""What a cluster is for the cluster bootstrap intervals (an imported dataset maps one conversation or
-question to one scenario)."""
 Key = tuple[str, str, str]
 """A probe outcome's identity across runs: (scenario, probe id, phase)."""
 Probes = Sequence[ProbeResult]
@@ -72,10 +70,11 @@ class ProbeMetric:
     better: Better | None = UP
 
     def outcomes(self, probes: Probes) -> dict[Key, bool | float]:
-        """Each counted probe's outcome by (scenario, probe id, phase)."""
+        """Each counted probe's outcome by (scenario, probe id, phase); a probe whose gold the
+        suite's errata dispute never counts (:mod:`memeval.score.errata`)."""
         out: dict[Key, bool | float] = {}
         for p in probes:
-            if not p.scored or p.phase not in self.phases:
+            if not p.scored or p.disputed or p.phase not in self.phases:  # disputed gold is scored apart
                 continue
             if (self.feeds and self.feeds not in p.groups) or (self.ranked and p.abstain):
                 continue
@@ -84,28 +83,30 @@ class ProbeMetric:
                 out[p.key] = value
         return out
 
-    def compute(self, probes: Probes) -> Kpi:
+    def compute(self, probes: Probes, clusters: Clustering = SCENARIO) -> Kpi:
         """The KPI over ``probes``; a rate or mean also gets its cluster bootstrap interval over
-        scenarios (:func:`cluster_interval`)."""
+        ``clusters`` (:func:`cluster_interval`)."""
         outcomes = self.outcomes(probes)
         values = list(outcomes.values())
         if self.kind == "rate":
             one = rate_kpi(self.group, self.name, rate([bool(v) for v in values]), self.better)
-            return replace(one, clustered=cluster_interval(outcomes, 100.0)) if values else one
+            return replace(one, clustered=cluster_interval(outcomes, 100.0, probes, clusters)) if values else one
         if self.kind == "mean":
             mean, ci = mean_ci([float(v) for v in values], bounds=(0.0, 1.0))
             one = kpi(self.group, self.name, mean, "score", self.better, len(values), ci)
-            return replace(one, clustered=cluster_interval(outcomes, 1.0)) if values else one
+            return replace(one, clustered=cluster_interval(outcomes, 1.0, probes, clusters)) if values else one
         return kpi(self.group, self.name, sum(1 for v in values if v) if values else None, "count", self.better,
                    len(values))
 
 
-def cluster_interval(outcomes: dict[Key, bool | float], scale: float) -> ClusterInterval:
-    """The cluster bootstrap interval of ``outcomes`` with each probe's scenario as its cluster
-    (fixed seed, so the same run gives the same interval), its ends times ``scale``."""
-    est = cluster_mean([float(v) for v in outcomes.values()], [key[0] for key in outcomes])
+def cluster_interval(outcomes: dict[Key, bool | float], scale: float, probes: Probes,
+                     clusters: Clustering = SCENARIO) -> ClusterInterval:
+    """The cluster bootstrap interval of ``outcomes`` (read off ``probes``) with clusters by
+    ``clusters``' unit (fixed seed, so the same run gives the same interval), its ends times ``scale``."""
+    labels = clusters.labels(probes)
+    est = cluster_mean([float(v) for v in outcomes.values()], [labels[key] for key in outcomes])
     ci = None if est.bootstrap is None else (round(scale * est.bootstrap[0], 4), round(scale * est.bootstrap[1], 4))
-    return ClusterInterval(CLUSTER_UNIT, est.clusters, ci, est.reason, est.seed, est.resamples)
+    return ClusterInterval(clusters.unit, est.clusters, ci, est.reason, est.seed, est.resamples)
 
 
 def _leak(p: ProbeResult) -> bool | None:
@@ -149,10 +150,10 @@ METRICS_BY_NAME = {(m.group, m.name): m for m in PROBE_METRICS}
 
 
 def compute_kpis(probes: Probes, scenarios: Sequence[ScenarioResult], timings: dict[TimingLabel, tuple[float, ...]],
-                 usage: Usage | None, answerer: Answerer | None) -> tuple[Kpi, ...]:
+                 usage: Usage | None, answerer: Answerer | None, clusters: Clustering = SCENARIO) -> tuple[Kpi, ...]:
     """Every KPI of a run from its probe results, scenario results, timings and usage, ordered
-    by :data:`GROUPS`."""
-    out = [m.compute(probes) for m in PROBE_METRICS]
+    by :data:`GROUPS`; cluster intervals over ``clusters``' unit."""
+    out = [m.compute(probes, clusters) for m in PROBE_METRICS]
     out.append(_gain(probes))
     out += _derived(probes, scenarios)
     out += _cost(probes, usage, answerer)

@@ -13,7 +13,7 @@ from typing import Any
 
 from memeval.datasets.importer import open_selection
 from memeval.datasets.source import Selection
-from memeval.datasets.yamlout import scenario_id
+from memeval.datasets.yamlout import probe_id, scenario_id
 from memeval.errors import SpecIssue, UsageError
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
@@ -42,4 +42,6 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
         units=tuple(scenario_id(dataset.format, u.id) for u in units), epoch=epoch.strftime("%Y-%m-%dT%H:%M:%SZ"),
         only=selection.only, limit=selection.limit, sample=selection.sample, seed=selection.seed,
         grader=raw.get("grader"), origin=Origin(path, line, col, "dataset"),
+        keys=tuple((q, scenario_id(dataset.format, u.id), probe_id(dataset.format, q)) for u in dataset.units
+                   for q in u.question_ids),
     ), []

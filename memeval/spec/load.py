@@ -12,11 +12,13 @@ import glob
 import hashlib
 import os
 import stat
+from dataclasses import replace
 from typing import Any
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
 from memeval.spec.checks import Located, agent_tenants, check_scenario, check_suite, default_tenant, items, thread_tenant
+from memeval.spec.errata import declared, errata_file, parse_errata, resolve
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
@@ -93,11 +95,36 @@ def load_suite(path: str) -> m.Suite:
         issues += found
         if dataset is not None:  # the suite's hash covers the data it runs, so a resume checks it too
             digest.update(dataset.sha256.encode())
+    errata, found = _errata(path, data, marks, located, dataset, digest)
+    issues += found
     if not located and not issues and dataset is None:
         issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include:, scenarios: or dataset:"))
     if issues:
         raise SpecError(issues)
-    return _build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset)
+    return replace(_build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset), errata=errata)
+
+
+def _errata(path: str, data: dict[str, Any], marks: Marks, located: list[Located], dataset: m.DatasetSource | None,
+            digest: Any) -> tuple[m.Errata | None, list[SpecIssue]]:
+    """The suite's errata file (:mod:`memeval.spec.errata`), read, validated and resolved; its
+    bytes go into ``digest``, so the suite's hash moves with it."""
+    where = declared(data)
+    if where is None:
+        return None, []
+    key, written = where
+    file = errata_file(path, written)
+    if dataset is None and key == ("dataset", "errata"):
+        return None, []  # the dataset's own issue is reported
+    try:
+        errata_data, errata_marks, raw = read_file(file)
+    except SpecError as err:
+        line, col = marks.at(key)
+        return None, [SpecIssue(path, line, col, ".".join(map(str, key)), f"errata file: {i.message}") for i in err.issues]
+    parsed, issues = parse_errata(file, errata_data, errata_marks, raw)
+    if parsed is None or issues:
+        return None, issues
+    digest.update(raw)
+    return resolve(file, parsed, located, dataset), []
 
 
 def _read_include(path: str, marks: Marks, index: int, pattern: str, located: list[Located], files: list[str],

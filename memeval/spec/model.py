@@ -217,6 +217,37 @@ class DatasetSource:
     seed: int = 0
     grader: str | None = None
     origin: Origin | None = None
+    keys: tuple[tuple[str, str, str], ...] = ()
+    """Every question of the file (selected or not) as (question id, scenario id, probe id)."""
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One disputed gold answer of an errata file: the id as written, its source and reason."""
+
+    id: str
+    source: str
+    reason: str
+    origin: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Errata:
+    """A suite's errata file, resolved against what the suite runs.
+
+    ``disputed`` are the (scenario id, probe id) pairs of the entries the suite runs, with their
+    erratum; ``unselected`` the entries naming a question of the dataset this run does not
+    select; ``unknown`` the entries naming nothing in the suite or its dataset (a warning, an
+    error under ``memeval validate --strict``).
+    """
+
+    file: str
+    sha256: str
+    covers: str
+    entries: tuple[Erratum, ...]
+    disputed: tuple[tuple[str, str, Erratum], ...]
+    unselected: tuple[Erratum, ...] = ()
+    unknown: tuple[Erratum, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,6 +269,8 @@ class Suite:
     sha256: str = ""
     resolved: dict[str, Any] = field(default_factory=dict)
     dataset: DatasetSource | None = None
+    errata: Errata | None = None
+    """The disputed gold answers the suite declares (``errata:`` or ``dataset.errata``)."""
 
     @property
     def scenario_ids(self) -> tuple[str, ...]:

@@ -1,0 +1,69 @@
+"""What a cluster is for a run's cluster bootstrap intervals and clustered paired tests.
+
+A suite declares it with ``cluster:`` (suite schema). ``scenario`` groups a probe with the
+others of its scenario; ``conversation`` and ``haystack`` group the same way under the name a
+benchmark gives its unit (an imported or streamed LoCoMo conversation is one scenario, and so is
+a LongMemEval question with its own haystack); ``category``, ``route`` and ``style`` group by
+that probe field (a probe without a category is its own cluster, ``(none)``), and ``probe``
+makes every probe its own cluster (the intervals then treat probes as independent, as Wilson
+does). Undeclared, the unit is ``conversation`` for a LoCoMo suite, ``haystack`` for a
+LongMemEval one (its ``dataset:`` or the ``x-dataset`` note ``memeval import`` writes) and
+``scenario`` for any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memeval.record import ProbeResult
+
+BY_SCENARIO = ("scenario", "conversation", "haystack")
+"""Units that group probes by their scenario (named as the benchmark names it)."""
+BY_FIELD: dict[str, Callable[[ProbeResult], str]] = {
+    "category": lambda p: p.category or "(none)",
+    "route": lambda p: p.route,
+    "style": lambda p: p.style,
+    "probe": lambda p: f"{p.scenario}/{p.id}",
+}
+UNITS = (*BY_SCENARIO, *BY_FIELD)
+"""Every unit a suite's ``cluster:`` may name."""
+DATASET_UNIT = {"locomo": "conversation", "longmemeval": "haystack"}
+"""The default unit of a benchmark suite, by its dataset format."""
+_PLURAL = {"category": "categories"}
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """The cluster unit of a run (one of :data:`UNITS`)."""
+
+    unit: str = "scenario"
+
+    def of(self, probe: ProbeResult) -> str:
+        """The cluster ``probe`` belongs to."""
+        return probe.scenario if self.unit in BY_SCENARIO else BY_FIELD[self.unit](probe)
+
+    def labels(self, probes: Sequence[ProbeResult]) -> dict[tuple[str, str, str], str]:
+        """Each probe's cluster by its key (scenario, probe id, phase)."""
+        return {p.key: self.of(p) for p in probes}
+
+
+SCENARIO = Clustering()
+
+
+def clustering(resolved: Mapping[str, Any]) -> Clustering:
+    """The unit the resolved suite ``resolved`` declares, else its default (module docstring).
+    An unknown name (a record from a later memeval) falls back to ``scenario``."""
+    declared = resolved.get("cluster")
+    if isinstance(declared, str):
+        return Clustering(declared if declared in UNITS else "scenario")
+    for source in (resolved.get("dataset"), resolved.get("x-dataset")):
+        if isinstance(source, Mapping) and source.get("format") in DATASET_UNIT:
+            return Clustering(DATASET_UNIT[str(source["format"])])
+    return SCENARIO
+
+
+def counted(unit: str, clusters: int) -> str:
+    """``clusters`` of ``unit`` in words: ``1 conversation``, ``10 conversations``, ``3 categories``."""
+    return f"{clusters} {unit if clusters == 1 else _PLURAL.get(unit, unit + 's')}"
