@@ -231,6 +231,14 @@ class Stuffing:
     """Probes whose pack held more than ``threshold`` of their haystack."""
     flagged: bool
     """The mean share is above ``threshold``: not a retrieval test."""
+    tokens_retrieved: float | None = omitted(default=None)
+    """Mean pack tokens per counted probe: the depth measured (None: an older record)."""
+    tokens_stored: float | None = omitted(default=None)
+    """Mean haystack tokens per counted probe (None: an older record)."""
+    items_retrieved: float | None = omitted(default=None)
+    """Mean pack items per counted probe (None: an older record, or no pack counted its items)."""
+    items_stored: float | None = omitted(default=None)
+    """Mean haystack items (documents, learnings, turns) per counted probe (None: an older record)."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memeval.record.answerer import Prompt, Sampling
-from memeval.record.codec import Json, JsonObject  # noqa: F401 (Json: JsonObject's forward reference resolves here)
+from memeval.record.codec import Json, JsonObject, omitted  # noqa: F401 (Json: JsonObject's forward reference resolves here)
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,10 @@ class DatasetSetup:
     """Its variant or file (e.g. longmemeval_s, cleaned; None: the only one)."""
     sha256: str | None
     """sha256 of the source file (None: not recorded)."""
+    category_map: dict[str, str] | None = omitted(default=None)
+    """The benchmark's category ids by the names the KPIs use (None: none, or an older record)."""
+    abstention: str | None = omitted(default=None)
+    """How abstention questions (LongMemEval ``_abs``, LoCoMo category 5) are scored (None: no policy, or an older record)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,8 @@ class GradingSetup:
     """The last N turns of a thread that must not be recalled."""
     grader: str
     """The grader and its version (``memeval-<version>`` for memeval's own matcher)."""
+    upstream: tuple[str, ...] | None = omitted(default=None)
+    """The upstream rule each benchmark grader and judge follows, ``name version: repo file @ commit`` (None: no benchmark)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,34 @@ class PackSetup:
     """Items of the agent's own history."""
     team: int
     """Team conversations."""
+
+
+@dataclass(frozen=True)
+class RetrievalSetup:
+    """The retrieval depth the suite allows relative to its haystacks (what a top-k is to a corpus)."""
+
+    budget_tokens: int
+    """The pack budget, tokens."""
+    pack_items: int
+    """Items a pack may hold (learnings + brain + history + team)."""
+    tokens_stored: float
+    """Mean tokens written to a probe's tenant (its haystack)."""
+    items_stored: float
+    """Mean items (documents, learnings, turns) written to a probe's tenant."""
+    budget_share: float | None
+    """budget_tokens / tokens_stored, at most 1: the share of a haystack a full pack can hold."""
+    items_share: float | None
+    """pack_items / items_stored, at most 1."""
+
+
+@dataclass(frozen=True)
+class ErrataSetup:
+    """The errata file whose disputed gold is scored apart."""
+
+    sha256: str
+    """sha256 of the errata file."""
+    count: int
+    """Entries in it."""
 
 
 @dataclass(frozen=True)
@@ -97,3 +131,7 @@ class Setup:
     """The judge model (None without ``--judge``)."""
     engine: EngineSetup
     """The memory under test."""
+    retrieval: RetrievalSetup | None = omitted(default=None)
+    """The retrieval depth relative to the haystack (None: the haystacks are not in the resolved spec, e.g. a streamed dataset)."""
+    errata: ErrataSetup | None = omitted(default=None)
+    """The errata file (None: the suite declares none)."""

@@ -13,13 +13,20 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memeval.record import ModelSide, RunRecord
+from memeval.record import BenchmarkInfo, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
-from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.record.setup import DatasetSetup, EngineSetup, ErrataSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.score.haystack import depth
 from memeval.spec.model import Defaults, Policy
 
 SHOWN = 12
 """Hex digits of the fingerprint shown in reports."""
+ABSTENTION = {
+    "locomo": "category 5 (adversarial) is an abstention probe graded on the answer alone; overall is reported "
+              "with and without it",
+    "longmemeval": "a question id ending _abs is an abstention probe, counted in its type, overall and abstention accuracy",
+}
+"""How each benchmark's abstention questions are scored (the importers' mapping)."""
 WHERE = frozenset({"url", "base_url", "endpoint"})
 """Adapter settings that say where the engine ran (a sweep cell's port), not how: left out."""
 
@@ -31,16 +38,21 @@ def scoring_setup(record: RunRecord) -> Setup:
     window = _object(spec.get("defaults")).get("window", Defaults().window)
     answerer = record.answerer
     engine = record.engine
+    pack = PackSetup(*(int(str(policy[k])) for k in ("budget_tokens", "learnings", "brain", "history", "team")))
+    errata = record.errata
     return Setup(
         suite=record.suite.name,
         spec_sha256=record.suite.sha256,
-        dataset=_dataset(spec.get("dataset")),
-        grading=GradingSetup(str(spec.get("match", "word")), int(str(window)), f"memeval-{record.memeval_version}"),
-        pack=PackSetup(*(int(str(policy[k])) for k in ("budget_tokens", "learnings", "brain", "history", "team"))),
+        dataset=_dataset(record.benchmark),
+        grading=GradingSetup(str(spec.get("match", "word")), int(str(window)), f"memeval-{record.memeval_version}",
+                             _upstream(record.benchmark)),
+        pack=pack,
         answer=_model(answerer),
         judge=_model(answerer.judge if answerer else None),
         engine=EngineSetup(engine.name, engine.version, engine.server_version, dict(record.flags),
                            {k: v for k, v in engine.settings.items() if k not in WHERE}),
+        retrieval=depth(spec, pack.budget_tokens, pack.learnings + pack.brain + pack.history + pack.team),
+        errata=None if errata is None else ErrataSetup(errata.sha256, errata.count),
     )
 
 
@@ -79,14 +91,20 @@ def _object(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _dataset(value: Any) -> DatasetSetup | None:
-    if not isinstance(value, Mapping) or "name" not in value:
+def _dataset(benchmark: BenchmarkInfo | None) -> DatasetSetup | None:
+    """The benchmark the record names (streamed or imported): format, variant, sha256, its
+    category map and abstention policy."""
+    if benchmark is None:
         return None
-    return DatasetSetup(str(value["name"]), _text(value.get("variant")), _text(value.get("sha256")))
+    return DatasetSetup(benchmark.format, benchmark.variant, benchmark.sha256 or None,
+                        dict(benchmark.category_map) or None, ABSTENTION.get(benchmark.format))
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
+def _upstream(benchmark: BenchmarkInfo | None) -> tuple[str, ...] | None:
+    if benchmark is None:
+        return None
+    return tuple(f"{g.name} {g.version}: {g.upstream_repo} {g.upstream_file} @ {g.upstream_commit}"
+                 for g in benchmark.graders)
 
 
 def _model(side: ModelSide | None) -> ModelSetup | None:
