@@ -14,6 +14,7 @@ import click
 
 from memeval.errors import Outcome, SpecError, SpecIssue
 from memeval.score.grounding import ungrounded
+from memeval.spec.errata import errata_warnings
 from memeval.spec.specfile import is_spec, load_spec, spec_files
 
 
@@ -39,7 +40,7 @@ def command(paths: tuple[str, ...], strict: bool) -> Outcome:
             except SpecError as err:
                 issues += err.issues
                 continue
-            found = ungrounded(loaded.suite) if loaded.suite else []
+            found = ungrounded(loaded.suite) + errata_warnings(loaded.suite) if loaded.suite else []
             warnings += found
             if not (strict and found):
                 note = f", {len(found)} warning(s)" if found else ""

@@ -35,6 +35,7 @@ from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
 from memeval.secrets import mask, mask_json
 from memeval.score.derive import derive
+from memeval.spec.errata import errata_warnings
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
 
@@ -90,6 +91,8 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     echo, show = _masking(echo), _masking(show)
     req = _resumed(req, req.resume) if req.resume else req
     suite = load_suite(req.suite_file)
+    for issue in errata_warnings(suite):  # an erratum naming nothing is never silent
+        echo(f"warning: {issue.render()}")
     gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
     answerer = _answerer_settings(suite, req) if req.llm or req.judge else None

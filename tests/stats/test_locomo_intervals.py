@@ -23,7 +23,7 @@ def test_a_locomo_run_shows_both_intervals_and_the_repeat_flip_rate(tmp_path):
     answer = next(k for k in record["kpis"] if k["name"] == "extractive answer")
     assert answer["ci95"] is not None and answer["clustered"]["clusters"] == 2 and answer["clustered"]["seed"]
     text = (out / "repeat-1" / "run.md").read_text()
-    assert "| 95% CI (Wilson) | 95% CI (cluster bootstrap) |" in text and "(2 scenarios) |" in text
+    assert "| 95% CI (Wilson) | 95% CI (cluster bootstrap) |" in text and "(2 conversations) |" in text
     churn = (out / "repeats.md").read_text()
     assert "# memeval run --repeat 3" in churn and "| extractive answer | 0 |" in churn
     assert len(json.loads((out / "repeats.json").read_text())["runs"]) == 3
