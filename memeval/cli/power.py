@@ -8,6 +8,7 @@ import click
 
 from memeval.errors import Outcome, UsageError
 from memeval.report.files import read_run
+from memeval.score.clusters import clustering
 from memeval.score.power import KPIS, plan, probe_outcomes, render
 from memeval.score.power import measure as measure_runs
 
@@ -22,6 +23,8 @@ def command(runs: tuple[str, ...], delta: float, kpi: str) -> Outcome:
     """Plan from RUN.json files (repeats of one suite): sizes needed to detect --delta points."""
     if not delta > 0:
         raise UsageError(f"--delta must be a positive number of points, got {delta}")
-    outcomes = [probe_outcomes(read_run(path).probes, kpi) for path in runs]
-    click.echo(render(plan(measure_runs(outcomes), delta), kpi), nl=False)
+    records = [read_run(path) for path in runs]
+    clusters = clustering(records[0].suite.resolved)  # the first run's suite declares the unit
+    outcomes = [probe_outcomes(record.probes, kpi, clusters) for record in records]
+    click.echo(render(plan(measure_runs(outcomes, clusters.unit), delta), kpi), nl=False)
     return Outcome.OK

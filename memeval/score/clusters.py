@@ -64,6 +64,11 @@ def clustering(resolved: Mapping[str, Any]) -> Clustering:
     return SCENARIO
 
 
+def plural(unit: str) -> str:
+    """The unit's plural: ``conversations``, ``categories``."""
+    return _PLURAL.get(unit, unit + "s")
+
+
 def counted(unit: str, clusters: int) -> str:
     """``clusters`` of ``unit`` in words: ``1 conversation``, ``10 conversations``, ``3 categories``."""
-    return f"{clusters} {unit if clusters == 1 else _PLURAL.get(unit, unit + 's')}"
+    return f"{clusters} {unit if clusters == 1 else plural(unit)}"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 from memeval.record import ProbeResult
+from memeval.score.clusters import SCENARIO, Clustering, plural
 
 ALPHA = 0.05
 POWER = 0.8
@@ -44,6 +45,8 @@ class ProbeOutcome:
     probe: str
     phase: str
     verdict: bool | None
+    cluster: str | None = None
+    """The probe's cluster (None: its scenario)."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -67,6 +70,8 @@ class Variance:
     within: float | None
     icc: float | None
     design_effect: float | None
+    unit: str = "scenario"
+    """What a cluster is (the suite's ``cluster:``)."""
 
 
 @dataclass(frozen=True)
@@ -87,19 +92,21 @@ class PowerPlan:
     repeats_reason: str | None
 
 
-def probe_outcomes(probes: Sequence[ProbeResult], kpi: str = "pack-hit") -> list[ProbeOutcome]:
-    """Each probe result of a run as a :class:`ProbeOutcome`. ``pack-hit`` reads ``hit`` and
-    leaves abstention probes out (they expect no answer in the pack); ``answer`` reads
-    ``answer_ok``. Probes whose ``status`` is not ``scored`` have verdict None. Raises ValueError
-    for an unknown kpi."""
+def probe_outcomes(probes: Sequence[ProbeResult], kpi: str = "pack-hit",
+                   clusters: Clustering = SCENARIO) -> list[ProbeOutcome]:
+    """Each probe result of a run as a :class:`ProbeOutcome` in its cluster by ``clusters``.
+    ``pack-hit`` reads ``hit`` and leaves abstention probes out (they expect no answer in the
+    pack); ``answer`` reads ``answer_ok``. Probes whose gold is disputed (errata) are left out;
+    those whose ``status`` is not ``scored`` have verdict None. Raises ValueError for an unknown kpi."""
     if kpi not in KPIS:
         raise ValueError(f"unknown kpi {kpi!r}; choose one of {', '.join(KPIS)}")
     out = []
     for probe in probes:
-        if kpi == "pack-hit" and probe.abstain:
+        if (kpi == "pack-hit" and probe.abstain) or probe.disputed:
             continue
         verdict = (probe.hit if kpi == "pack-hit" else probe.answer_ok) if probe.status == "scored" else None
-        out.append(ProbeOutcome(probe.scenario, probe.id, probe.phase, None if verdict is None else bool(verdict)))
+        out.append(ProbeOutcome(probe.scenario, probe.id, probe.phase, None if verdict is None else bool(verdict),
+                                clusters.of(probe)))
     return out
 
 
@@ -123,24 +130,25 @@ def icc(values: Sequence[float], clusters: Sequence[Hashable]) -> float | None:
     return min(1.0, max(0.0, (between - within) / denom))
 
 
-def measure(runs: Sequence[Sequence[ProbeOutcome]]) -> Variance:
+def measure(runs: Sequence[Sequence[ProbeOutcome]], unit: str = "scenario") -> Variance:
     """The variance components of repeated runs of one suite, probes matched by key; a probe
-    counts only when every run scored it. Clusters are scenarios."""
+    counts only when every run scored it. Clusters are the outcomes' (``unit`` names them)."""
     per_run = [{o.key: o.verdict for o in run if o.verdict is not None} for run in runs]
+    cluster_of = {o.key: o.cluster or o.scenario for run in runs for o in run}
     every = set.intersection(*(set(r) for r in per_run)) if per_run else set()
     keys = sorted(every)
     dropped = len(set().union(*(set(r) for r in per_run)) - every) if per_run else 0
     if not keys:
-        return Variance(0, 0, len(runs), dropped, None, None, None, None, None)
+        return Variance(0, 0, len(runs), dropped, None, None, None, None, None, unit)
     grid = [[float(r[key]) for r in per_run] for key in keys]
-    means, labels = [sum(row) / len(row) for row in grid], [key[0] for key in keys]
+    means, labels = [sum(row) / len(row) for row in grid], [cluster_of[key] for key in keys]
     clusters = len(set(labels))
     sd = statistics.stdev(means) if len(keys) > 1 else None
     within = statistics.fmean(statistics.variance(row) for row in grid) if len(runs) > 1 else None
     rho = icc(means, labels)
     size = len(keys) / clusters
     effect = 1.0 if size == 1 else (None if rho is None else 1 + (size - 1) * rho)
-    return Variance(len(keys), clusters, len(runs), dropped, statistics.fmean(means), sd, within, rho, effect)
+    return Variance(len(keys), clusters, len(runs), dropped, statistics.fmean(means), sd, within, rho, effect, unit)
 
 
 def plan(variance: Variance, delta_pp: float, alpha: float = ALPHA, power: float = POWER) -> PowerPlan:
@@ -189,7 +197,7 @@ def render(plan_: PowerPlan, kpi: str) -> str:
              "",
              f"{'':<24}{'now':>8}{'needed':>10}"]
     for name, now, needed in (("probes", v.probes, plan_.probes_needed),
-                              ("clusters (scenarios)", v.clusters, plan_.clusters_needed),
+                              (f"clusters ({plural(v.unit)})", v.clusters, plan_.clusters_needed),
                               ("repeats", v.repeats, plan_.repeats_needed)):
         lines.append(f"{name:<24}{now:>8,}{'–' if needed is None else f'{needed:,}':>10}")
     mde = "–" if plan_.mde_pp is None else f"{plan_.mde_pp:.1f} pp"
