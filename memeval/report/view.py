@@ -66,6 +66,22 @@ def stuffing_line(record: RunRecord) -> str | None:
             f"{s.over} of {s.probes} probes above it).")
 
 
+def depth_line(record: RunRecord) -> str | None:
+    """The retrieval depth beside the haystack: what the pack policy allows (from the setup)
+    and what the packs held (from the stuffing check); None when neither is known."""
+    depth, s = setup_of(record).retrieval, record.stuffing
+    parts = []
+    if depth is not None:
+        share = DASH if depth.budget_share is None else f"{100 * depth.budget_share:.0f}%"
+        parts.append(f"a full pack ({depth.budget_tokens} tokens, {depth.pack_items} items) can hold {share} of the mean "
+                     f"haystack ({depth.tokens_stored:g} tokens, {depth.items_stored:g} items stored per probe)")
+    if s is not None and s.tokens_retrieved is not None:
+        items = "" if s.items_retrieved is None else f" and {s.items_retrieved:g} items"
+        parts.append(f"the packs held on average {s.tokens_retrieved:g} tokens{items} of {s.tokens_stored:g} tokens "
+                     f"and {s.items_stored:g} items stored")
+    return f"Retrieval depth: {'; '.join(parts)}." if parts else None
+
+
 def fmt_cluster(k: Kpi) -> str:
     """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
     ``–`` when the KPI has none, the clusters alone when there were too few."""
@@ -109,6 +125,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "setup": fingerprint(setup_of(record)),
         "stuffing": stuffing_line(record),
         "errata": errata_lines(record.errata),
+        "depth": depth_line(record),
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }

@@ -101,3 +101,15 @@ def test_a_scenario_suite_names_probes_by_scenario_and_id(tmp_path):
     errata = load_suite(str(tmp_path / "mini.yaml")).errata
     assert errata is not None and [(s, p) for s, p, _ in errata.disputed] == [(first.id, first.probes[0].id)]
     assert load_suite(str(tmp_path / "mini.yaml")).sha256 != suite.sha256  # the file is part of the suite's hash
+
+
+def test_an_imported_suite_names_the_same_questions_by_question_id(tmp_path, capsys):
+    streamed = load_suite(str(_suite(tmp_path))).errata
+    assert cli(["import", "locomo", str(tmp_path / "locomo10.json"), "-o", str(tmp_path / "lc")]) == 0
+    capsys.readouterr()
+    shutil.copy(EXAMPLE, tmp_path / "lc" / "errata.yaml")
+    suite = tmp_path / "lc" / "suite.yaml"
+    suite.write_text(suite.read_text().replace("suite:", "errata: errata.yaml\nsuite:", 1))
+    imported = load_suite(str(suite)).errata
+    assert streamed is not None and imported is not None
+    assert [(s, p) for s, p, _ in imported.disputed] == [(s, p) for s, p, _ in streamed.disputed]

@@ -38,3 +38,15 @@ def test_a_suite_may_set_its_threshold(tmp_path: Path):
     text = Path(f"{FIXTURES}/mini.yaml").read_text()
     (tmp_path / "mini.yaml").write_text(text.replace("suite: mini", "suite: mini\nstuffing_threshold: 0.8", 1))
     assert load_suite(str(tmp_path / "mini.yaml")).resolved["stuffing_threshold"] == 0.8
+
+
+def test_the_depth_is_recorded_as_retrieved_against_stored():
+    record = derive(read_run(f"{FIXTURES}/records/mini-reference.json"))
+    s, depth = record.stuffing, record.setup.retrieval if record.setup else None
+    assert s is not None and depth is not None
+    scored = [p for p in record.probes if p.scored and p.tokens is not None]
+    assert s.tokens_retrieved == round(sum(p.tokens or 0 for p in scored) / len(scored), 1)
+    assert s.items_stored is not None and s.items_stored > 0 and s.items_retrieved is not None
+    assert (depth.budget_tokens, depth.pack_items) == (1200, 23) and depth.budget_share == 1.0
+    assert "Retrieval depth: a full pack (1200 tokens, 23 items) can hold 100% of the mean haystack" in \
+        render(record, "run.md.j2")
