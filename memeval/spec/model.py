@@ -223,12 +223,16 @@ class DatasetSource:
 
 @dataclass(frozen=True)
 class Erratum:
-    """One disputed gold answer of an errata file: the id as written, its source and reason."""
+    """One disputed gold answer of an errata file."""
 
     id: str
+    """The question id (or SCENARIO/PROBE, probe id, x-question_id) as the file writes it."""
     source: str
+    """Where the dispute is documented: a URL or a citation."""
     reason: str
+    """Why the gold is disputed."""
     origin: Origin | None = None
+    """Where the entry sits in the errata file."""
 
 
 @dataclass(frozen=True)
