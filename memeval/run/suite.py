@@ -29,6 +29,7 @@ from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
 from memeval.run.scenario import ScenarioRun, namespace
 from memeval.score.derive import derive
 from memeval.score.errata import errata_record
+from memeval.score.haystack import with_haystacks
 from memeval.spec.model import Scenario, Suite
 
 
@@ -217,7 +218,8 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
     result = runner.run(lambda steps, at: progress(stage_event(scenario.id, place, steps, at)))
     after = _read_usage(engine, caps) if before is not None else None
     usage = _usage(after.minus(before)) if before is not None and after is not None else None
-    entry = ScenarioEntry(dataclasses.replace(result, usage=usage), tuple(runner.probes), timings.frozen())
+    entry = ScenarioEntry(dataclasses.replace(result, usage=usage), with_haystacks(scenario, runner.probes),
+                          timings.frozen())
     if journal:
         journal.finished(entry)
     progress(ProgressEvent("done", _line(result, runner.probes), scenario.id, *place))

@@ -51,7 +51,7 @@ def scoring_setup(record: RunRecord) -> Setup:
         judge=_model(answerer.judge if answerer else None),
         engine=EngineSetup(engine.name, engine.version, engine.server_version, dict(record.flags),
                            {k: v for k, v in engine.settings.items() if k not in WHERE}),
-        retrieval=depth(spec, pack.budget_tokens, pack.learnings + pack.brain + pack.history + pack.team),
+        retrieval=depth(record.probes, spec, pack.budget_tokens, pack.learnings + pack.brain + pack.history + pack.team),
         errata=None if errata is None else ErrataSetup(errata.sha256, errata.count),
     )
 

@@ -50,3 +50,25 @@ def test_the_depth_is_recorded_as_retrieved_against_stored():
     assert (depth.budget_tokens, depth.pack_items) == (1200, 23) and depth.budget_share == 1.0
     assert "Retrieval depth: a full pack (1200 tokens, 23 items) can hold 100% of the mean haystack" in \
         render(record, "run.md.j2")
+
+
+def test_each_probe_records_its_haystack_as_the_spec_counts_it(tmp_path: Path):
+    from tests.conftest import cli
+
+    assert cli(["run", f"{FIXTURES}/mini.yaml", "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    record = read_run(str(tmp_path / "run" / "run.json"))
+    assert {(p.scenario, p.id): p.haystack_tokens for p in record.probes} == haystacks(record.suite.resolved)
+
+
+def test_a_streamed_dataset_is_measured_against_its_haystacks(tmp_path: Path):
+    from tests.conftest import cli
+    from tests.datasets.files import locomo_records, write
+
+    write(tmp_path / "locomo10.json", locomo_records())
+    (tmp_path / "bench.yaml").write_text("suite: lc\nabout: x\ndataset:\n  format: locomo\n  path: locomo10.json\n")
+    assert cli(["run", str(tmp_path / "bench.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    record = read_run(str(tmp_path / "run" / "run.json"))
+    assert record.suite.resolved["scenarios"] == []  # its units are not in the resolved spec, yet:
+    assert record.stuffing is not None and record.stuffing.probes > 0
+    assert record.setup is not None and record.setup.retrieval is not None
+    assert record.setup.dataset is not None and record.setup.dataset.category_map
