@@ -27,6 +27,11 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def plural(noun: str) -> str:
+    """The noun's plural: ``scenarios``, ``categories``."""
+    return noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
+
+
 def counted(count: int, noun: str) -> str:
-    """``"1 scenario"``, ``"2 scenarios"``: a count with its noun in the right number."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    """``"1 scenario"``, ``"2 scenarios"``, ``"3 categories"``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural(noun)}"

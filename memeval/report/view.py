@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.report.errata import errata_lines
-from memeval.score.clusters import counted
 from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
+from memeval.suggest import counted
 
 if TYPE_CHECKING:
     from memeval.report.benchmark import BenchmarkView
@@ -88,7 +88,7 @@ def fmt_cluster(k: Kpi) -> str:
     c = k.clustered
     if c is None:
         return DASH
-    count = counted(c.unit, c.clusters)
+    count = counted(c.clusters, c.unit)
     if c.ci95 is None:
         return f"{DASH} ({count})"
     return f"{fmt_kpi(c.ci95[0], k.unit)} – {fmt_kpi(c.ci95[1], k.unit)} ({count})"

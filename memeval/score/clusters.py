@@ -31,7 +31,6 @@ UNITS = (*BY_SCENARIO, *BY_FIELD)
 """Every unit a suite's ``cluster:`` may name."""
 DATASET_UNIT = {"locomo": "conversation", "longmemeval": "haystack"}
 """The default unit of a benchmark suite, by its dataset format."""
-_PLURAL = {"category": "categories"}
 
 
 @dataclass(frozen=True)
@@ -62,13 +61,3 @@ def clustering(resolved: Mapping[str, Any]) -> Clustering:
         if isinstance(source, Mapping) and source.get("format") in DATASET_UNIT:
             return Clustering(DATASET_UNIT[str(source["format"])])
     return SCENARIO
-
-
-def plural(unit: str) -> str:
-    """The unit's plural: ``conversations``, ``categories``."""
-    return _PLURAL.get(unit, unit + "s")
-
-
-def counted(unit: str, clusters: int) -> str:
-    """``clusters`` of ``unit`` in words: ``1 conversation``, ``10 conversations``, ``3 categories``."""
-    return f"{clusters} {unit if clusters == 1 else plural(unit)}"

@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 from memeval.record import ProbeResult
-from memeval.score.clusters import SCENARIO, Clustering, plural
+from memeval.score.clusters import SCENARIO, Clustering
+from memeval.suggest import plural
 
 ALPHA = 0.05
 POWER = 0.8

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from memeval.errors import SpecError, SpecIssue
 from memeval.spec.engine_def import load_engine_def
+from memeval.spec.errata import parse_errata
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
 from memeval.spec.model import Suite
 from memeval.suggest import counted
 
-NOT_A_SPEC = "not a memeval spec: expected a top-level suite:, scenario:, engine: or matrix: key"
+NOT_A_SPEC = "not a memeval spec: expected a top-level suite:, scenario:, engine:, matrix: or errata: key"
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Loaded:
 
 
 def load_any(path: str) -> str:
-    """Load ``path`` as whatever it declares (suite, scenario, engine, matrix).
+    """Load ``path`` as whatever it declares (suite, scenario, engine, matrix, errata).
 
     Returns a short description of what was loaded. Raises SpecError with every issue.
     """
@@ -33,7 +34,12 @@ def load_any(path: str) -> str:
 
 def load_spec(path: str) -> Loaded:
     """Like :func:`load_any`, keeping the loaded suite (for checks that need the typed value)."""
-    data, _, _ = read_file(path)
+    data, marks, raw = read_file(path)
+    if isinstance(data, dict) and "errata" in data and not {"suite", "scenario"} & set(data):
+        parsed, issues = parse_errata(path, data, marks, raw)
+        if parsed is None or issues:
+            raise SpecError(issues)
+        return Loaded(f"errata {parsed[1]}: {counted(len(parsed[2]), 'disputed question')}")
     if isinstance(data, dict) and "engine" in data and "adapter" in data:
         return Loaded(f"engine {load_engine_def(path).name}")
     if isinstance(data, dict) and "matrix" in data:
@@ -53,7 +59,7 @@ def is_spec(path: str) -> bool:
         data, _, _ = read_file(path)
     except SpecError:
         return True
-    return isinstance(data, dict) and bool({"suite", "scenario", "engine", "matrix"} & set(data))
+    return isinstance(data, dict) and bool({"suite", "scenario", "engine", "matrix", "errata"} & set(data))
 
 
 def spec_files(folder: str) -> list[str]:

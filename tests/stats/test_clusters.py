@@ -10,7 +10,8 @@ import pytest
 
 from memeval.record import ProbeResult
 from memeval.report.files import read_run
-from memeval.score.clusters import Clustering, clustering, counted
+from memeval.score.clusters import Clustering, clustering
+from memeval.suggest import counted
 from tests.conftest import cli
 from tests.datasets.files import locomo_records, write
 
@@ -31,7 +32,7 @@ def test_units_group_probes_and_are_counted_in_words(mini_probe: ProbeResult):
     assert Clustering("scenario").of(mini_probe) == Clustering("conversation").of(other) == mini_probe.scenario
     assert Clustering("probe").of(mini_probe) != Clustering("probe").of(other)
     assert Clustering("category").of(other) == "(none)"
-    assert (counted("conversation", 1), counted("conversation", 10), counted("category", 3)) == \
+    assert (counted(1, "conversation"), counted(10, "conversation"), counted(3, "category")) == \
         ("1 conversation", "10 conversations", "3 categories")
 
 

@@ -113,3 +113,11 @@ def test_an_imported_suite_names_the_same_questions_by_question_id(tmp_path, cap
     imported = load_suite(str(suite)).errata
     assert streamed is not None and imported is not None
     assert [(s, p) for s, p, _ in imported.disputed] == [(s, p) for s, p, _ in streamed.disputed]
+
+
+def test_an_errata_file_validates_on_its_own(tmp_path, capsys):
+    assert cli(["validate", str(EXAMPLE)]) == 0
+    assert "ok (errata locomo10 (test file): 2 disputed questions)" in capsys.readouterr().out
+    (tmp_path / "bad.yaml").write_text("errata: x\nquestions: []\n")
+    assert cli(["validate", str(tmp_path / "bad.yaml")]) == 2
+    assert f"{tmp_path / 'bad.yaml'}:2:12  questions:" in capsys.readouterr().err
