@@ -26,15 +26,16 @@ Index = dict[str, list[tuple[str, str]]]
 """An id an erratum may use → the (scenario id, probe id) pairs it names."""
 
 
-def declared(data: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
-    """Where the suite ``data`` declares its errata file (the YAML path) and the file as written,
-    or None when it declares none."""
+def declared(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """Where the suite ``data`` declares an errata file (the YAML path) and the file as written:
+    ``dataset.errata``, then ``errata`` (more than one is the caller's error to report)."""
     dataset = data.get("dataset")
+    found: list[tuple[tuple[str | int, ...], str]] = []
     if isinstance(dataset, dict) and isinstance(dataset.get("errata"), str):
-        return ("dataset", "errata"), dataset["errata"]
+        found.append((("dataset", "errata"), dataset["errata"]))
     if isinstance(data.get("errata"), str):
-        return ("errata",), data["errata"]
-    return None
+        found.append((("errata",), data["errata"]))
+    return found
 
 
 def errata_file(suite_path: str, written: str) -> str:

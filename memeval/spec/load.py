@@ -108,10 +108,14 @@ def _errata(path: str, data: dict[str, Any], marks: Marks, located: list[Located
             digest: Any) -> tuple[m.Errata | None, list[SpecIssue]]:
     """The suite's errata file (:mod:`memeval.spec.errata`), read, validated and resolved; its
     bytes go into ``digest``, so the suite's hash moves with it."""
-    where = declared(data)
-    if where is None:
+    found = declared(data)
+    if not found:
         return None, []
-    key, written = where
+    if len(found) > 1:
+        line, col = marks.at(found[1][0])
+        return None, [SpecIssue(path, line, col, "errata", "declare one errata file: dataset.errata for the dataset's "
+                                "questions and the suite's probes alike, or errata: without a dataset")]
+    key, written = found[0]
     file = errata_file(path, written)
     if dataset is None and key == ("dataset", "errata"):
         return None, []  # the dataset's own issue is reported

@@ -121,3 +121,10 @@ def test_an_errata_file_validates_on_its_own(tmp_path, capsys):
     (tmp_path / "bad.yaml").write_text("errata: x\nquestions: []\n")
     assert cli(["validate", str(tmp_path / "bad.yaml")]) == 2
     assert f"{tmp_path / 'bad.yaml'}:2:12  questions:" in capsys.readouterr().err
+
+
+def test_two_errata_files_are_refused(tmp_path, capsys):
+    suite = _suite(tmp_path)
+    suite.write_text(suite.read_text() + "errata: errata.yaml\n")
+    assert cli(["validate", str(suite)]) == 2
+    assert f"{suite}:7:9  errata: declare one errata file" in capsys.readouterr().err
