@@ -1,8 +1,19 @@
 """Render reports from a run record with Jinja templates (StrictUndefined; HTML autoescaped,
-since pack text is untrusted input). ``templates`` may point at a user's own folder."""
+since pack text is untrusted input). ``templates`` may point at a user's own folder.
+
+Compiling the templates costs more than rendering them, so it is done once: an environment is
+built once per folder in a process, and the packaged templates compiled are kept between
+processes in Jinja's bytecode cache (a folder of the user's own under the temp dir, owner-only;
+one file per template, so it stays small). A cached template is used only while its source is
+unchanged (Jinja compares a checksum of it). A ``--templates`` folder is compiled afresh in each
+process.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import re
 
 import jinja2
@@ -13,8 +24,31 @@ from memeval.report.html_view import build_html_view
 from memeval.report.view import build_view
 
 
+class _KeptBytecode(jinja2.FileSystemBytecodeCache):
+    """Jinja's per-user bytecode cache, where a failed write costs only a compile next time."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """The bytecode cache, or None where no private temp folder can be had (Jinja refuses one
+    another user owns or others may write to)."""
+    try:
+        return _KeptBytecode()
+    except (OSError, RuntimeError):
+        return None
+
+
 def environment(templates: str | None = None) -> jinja2.Environment:
-    """The Jinja environment: a user folder first (if given), then the packaged templates."""
+    """The Jinja environment: a user folder first (if given), then the packaged templates. One
+    per folder in a process (Jinja checks a template's file for changes before reusing it)."""
+    return _environment(os.path.abspath(templates) if templates else None)
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(templates: str | None) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = [jinja2.PackageLoader("memeval.report", "templates")]
     if templates:
         loaders.insert(0, jinja2.FileSystemLoader(templates))
@@ -26,6 +60,7 @@ def environment(templates: str | None = None) -> jinja2.Environment:
         autoescape=jinja2.select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=False),
         keep_trailing_newline=True,
         trim_blocks=False,
+        bytecode_cache=None if templates else _bytecode_cache(),
     )
 
 

@@ -5,6 +5,7 @@ pure-Python loader (which remains the fallback)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,16 +34,62 @@ def test_every_command_loads_under_its_own_name():
     assert cli.get_command(None, "runn") is None  # type: ignore[arg-type]
 
 
+# What an offline run may import from outside the standard library before it publishes: the CLI,
+# YAML, the schema validator (and what it needs), the embedding model and numpy, the ANN index.
+BEFORE_PUBLISHING = {"click", "yaml", "jsonschema", "jsonschema_specifications", "referencing", "rpds", "attr", "attrs",
+                     "idna", "typing_extensions", "numpy", "static_model", "usearch"}
+# ... and what publishing adds: Jinja for run.md and run.html.
+PUBLISHING = {"jinja2", "markupsafe"}
+# What a run without --repeat, --junit or --format json, and not on a terminal, has no use for.
+UNASKED = ("memeval.run.repeat", "memeval.report.ci", "memeval.report.junit", "memeval.score.power", "rich")
+RUN_COMMAND = {"memeval.cli", "memeval.cli.run", "memeval.cli.executing", "memeval.cli.numbers"}
+_SNAPSHOT = """import json, sys
+before = []
+class Snapshot:  # sys.modules as the run starts publishing (the first import of the publisher)
+    def find_spec(self, name, path=None, target=None):
+        if name == "memeval.report.publish" and not before:
+            before.extend(sys.modules)
+sys.meta_path.insert(0, Snapshot())
+from memeval.cli import main
+try:
+    main(["run", sys.argv[1], "--quiet", "--out", sys.argv[2]])
+except SystemExit as done:
+    assert done.code == 0, done.code
+print(json.dumps({"before": sorted(before), "after": sorted(sys.modules)}))
+"""
+
+
+def _third_party(modules: list[str]) -> set[str]:
+    tops = {m.split(".")[0] for m in modules} - set(sys.stdlib_module_names)
+    return {t for t in tops if t != "memeval" and not t.startswith("_") and t != "cython_runtime"}
+
+
+@pytest.fixture(scope="module")
+def offline_imports(tmp_path_factory) -> dict[str, list[str]]:
+    """sys.modules of a real offline ``memeval run --quiet`` as it starts publishing and at its end."""
+    out = str(tmp_path_factory.mktemp("lean") / "run")
+    done = subprocess.run([sys.executable, "-c", _SNAPSHOT, str(Path(FIXTURES) / "mini.yaml"), out],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    modules: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return modules
+
+
 @pytest.mark.slow
-def test_an_offline_run_imports_no_server_answerer_or_dataset_module(tmp_path):
-    script = ("import json, sys\nfrom memeval.cli import main\n"
-              "try:\n    main(['run', sys.argv[1], '--quiet', '--out', sys.argv[2]])\nexcept SystemExit as done:\n"
-              "    assert done.code == 0, done.code\nprint(json.dumps(sorted(sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", script, str(Path(FIXTURES) / "mini.yaml"), str(tmp_path / "run")],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    loaded = json.loads(out.splitlines()[-1])
+def test_an_offline_run_imports_no_server_answerer_or_dataset_module(offline_imports):
+    loaded = offline_imports["after"]
     assert "memeval.run.session" in loaded and "memeval.spec.load" in loaded  # it did run
-    assert [m for m in loaded if m.startswith(UNUSED)] == []
+    assert [m for m in loaded if m.startswith(UNUSED + UNASKED)] == []
+    assert {m for m in loaded if m.startswith("memeval.cli")} == RUN_COMMAND  # no other command's module
+
+
+@pytest.mark.slow
+def test_an_offline_run_imports_only_the_lean_set_and_jinja_only_to_publish(offline_imports):
+    before, after = offline_imports["before"], offline_imports["after"]
+    assert before, "the run never reached publishing"
+    assert _third_party(before) <= BEFORE_PUBLISHING, _third_party(before) - BEFORE_PUBLISHING
+    assert _third_party(after) - _third_party(before) <= PUBLISHING
+    assert not [m for m in before if m.startswith(("memeval.report.render", "memeval.report.html_view"))]
+    assert {"memeval.report.publish", "jinja2"} <= set(after)  # it did publish, and Jinja loaded for it
 
 
 def _pure(raw: bytes):
@@ -95,3 +142,18 @@ def test_an_alias_bomb_is_stopped_on_the_c_parser_path():
     rows += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
     with pytest.raises(yamlload.YamlProblem, match="alias bomb"):
         yamlload.read_yaml("\n".join(rows).encode())
+
+
+def test_the_packaged_templates_compile_once_and_a_users_folder_is_never_cached(tmp_path):
+    from memeval.report.render import environment
+
+    packaged = environment()
+    assert environment() is packaged  # one per process
+    assert packaged.bytecode_cache is not None  # kept between processes (Jinja checks the source)
+    (tmp_path / "run.md.j2").write_text("mine {{ 1 + 1 }}\n")
+    own = environment(str(tmp_path))
+    assert own is not packaged and own.bytecode_cache is None
+    assert own.get_template("run.md.j2").render() == "mine 2\n"
+    (tmp_path / "run.md.j2").write_text("edited\n")
+    os.utime(tmp_path / "run.md.j2", (1, 1))  # a changed mtime, however coarse the file system's clock
+    assert own.get_template("run.md.j2").render() == "edited\n"  # an edited template is read again
