@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import re
 
@@ -34,9 +35,15 @@ class _KeptBytecode(jinja2.FileSystemBytecodeCache):
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """The bytecode cache, or None where no private temp folder can be had (Jinja refuses one
-    another user owns or others may write to)."""
+    another user owns or others may write to).
+
+    Jinja keys a compiled template by its path and checks its source, but the code also depends
+    on the environment's settings (autoescaping, newlines): the file names carry a digest of
+    this module's source and Jinja's version, so changing either compiles afresh."""
     try:
-        return _KeptBytecode()
+        with open(__file__, "rb") as own:
+            tag = hashlib.sha256(own.read() + jinja2.__version__.encode()).hexdigest()[:16]
+        return _KeptBytecode(pattern=f"__memeval_report_{tag}_%s.cache")
     except (OSError, RuntimeError):
         return None
 
