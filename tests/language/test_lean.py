@@ -157,3 +157,27 @@ def test_the_packaged_templates_compile_once_and_a_users_folder_is_never_cached(
     (tmp_path / "run.md.j2").write_text("edited\n")
     os.utime(tmp_path / "run.md.j2", (1, 1))  # a changed mtime, however coarse the file system's clock
     assert own.get_template("run.md.j2").render() == "edited\n"  # an edited template is read again
+
+
+def _errors(validator, data) -> list[tuple]:
+    return sorted((tuple(map(str, e.absolute_path)), str(e.validator), e.message) for e in validator.iter_errors(data))
+
+
+@pytest.mark.parametrize("path", YAML_FILES + BROKEN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_validator_with_references_inlined_finds_the_errors_the_schema_finds(path):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    from memeval.spec import validate
+
+    try:
+        data = yamlload.read_yaml(path.read_bytes())[0]
+    except yamlload.YamlProblem:
+        pytest.skip("not YAML that parses")
+    name = ("matrix" if "matrix" in data else "engine" if "adapter" in data else "suite" if "suite" in data
+            else "scenario") if isinstance(data, dict) else "suite"
+    registry = Registry().with_resources((validate.schema(n)["$id"], Resource.from_contents(validate.schema(n)))
+                                         for n in validate.available_schemas())
+    as_written = Draft202012Validator(validate.schema(name), registry=registry)
+    assert "$ref" not in json.dumps({k: v for k, v in validate._validator(name).schema.items() if k != "$defs"})
+    assert _errors(validate._validator(name), data) == _errors(as_written, data)
