@@ -26,11 +26,18 @@ from memeval.report.view import build_view
 
 
 class _KeptBytecode(jinja2.FileSystemBytecodeCache):
-    """Jinja's per-user bytecode cache, where a failed write costs only a compile next time."""
+    """Jinja's per-user bytecode cache, where a file that cannot be written or read back costs
+    only a compile."""
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         with contextlib.suppress(OSError):
             super().dump_bytecode(bucket)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # a damaged file (Jinja reads its checksum with pickle, unguarded)
+            bucket.reset()
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:

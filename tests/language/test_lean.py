@@ -201,3 +201,21 @@ def test_the_validator_with_references_inlined_finds_the_errors_the_schema_finds
     as_written = Draft202012Validator(validate.schema(name), registry=registry)
     assert "$ref" not in json.dumps({k: v for k, v in validate._validator(name).schema.items() if k != "$defs"})
     assert _errors(validate._validator(name), data) == _errors(as_written, data)
+
+
+def test_a_damaged_compiled_template_is_compiled_again(tmp_path):
+    import jinja2
+    from jinja2.bccache import bc_magic
+
+    from memeval.report.render import _KeptBytecode
+
+    def fresh() -> jinja2.Environment:
+        loader = jinja2.DictLoader({"t.j2": "{{ 6 * 7 }}"})
+        return jinja2.Environment(loader=loader, bytecode_cache=_KeptBytecode(str(tmp_path)))
+
+    assert fresh().get_template("t.j2").render() == "42"
+    (kept,) = tmp_path.iterdir()
+    kept.write_bytes(kept.read_bytes()[: len(bc_magic) + 3])  # Jinja's header, then a cut-off checksum
+    assert fresh().get_template("t.j2").render() == "42"
+    kept.write_bytes(b"")
+    assert fresh().get_template("t.j2").render() == "42"
