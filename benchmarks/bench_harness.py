@@ -99,10 +99,9 @@ def run_modules(suite: str) -> list[str]:
     with tempfile.TemporaryDirectory() as out:
         stdout = _child([sys.executable, "-c", RUN_MODULES, "run", suite, "--quiet", "--out", os.path.join(out, "run")])[2]
     loaded: list[str] = json.loads(stdout.splitlines()[-1])
-    tops = {m.split(".")[0] for m in loaded} - set(sys.stdlib_module_names)
-    return [m for m in loaded if m.startswith("memeval")] + sorted(t for t in tops if t.isidentifier()
-                                                                  and not t.startswith("_") and t != "memeval"
-                                                                  and t != "cython_runtime")
+    tops = {m.split(".")[0] for m in loaded} - set(sys.stdlib_module_names) - {"memeval", "cython_runtime"}
+    third_party = sorted(t for t in tops if t.isidentifier() and not t.startswith("_"))
+    return [m for m in loaded if m.startswith("memeval")] + third_party
 
 
 def startup_ms() -> tuple[float, float]:
