@@ -60,24 +60,39 @@ def secrets_of(environ: Mapping[str, str]) -> set[str]:
 
 def mask(text: str) -> str:
     """``text`` with every known secret value, URL user info and bearer token replaced by ``***``."""
+    return _masked(text, _known_values())
+
+
+def mask_json(value: Any) -> Any:
+    """A JSON value with :func:`mask` applied to every string in it, keys included."""
+    return _mask_json(value, _known_values())
+
+
+def _known_values() -> list[str]:
+    """The known secret values, longest first (so a secret holding another is masked whole)."""
     global _from_env
     with _lock:
         if not _from_env:
             _known.update(secrets_of(os.environ))
             _from_env = True
-        known = sorted(_known, key=len, reverse=True)
+        return sorted(_known, key=len, reverse=True)
+
+
+def _masked(text: str, known: list[str]) -> str:
     for value in known:
         if value in text:
             text = text.replace(value, MASK)
-    return BEARER.sub(lambda m: m.group(1) + MASK, USERINFO.sub(lambda m: m.group(1) + MASK + "@", text))
+    if "://" in text:  # user info needs a scheme; most strings of a record have none
+        text = USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
+    return BEARER.sub(lambda m: m.group(1) + MASK, text)
 
 
-def mask_json(value: Any) -> Any:
-    """A JSON value with :func:`mask` applied to every string in it, keys included."""
+def _mask_json(value: Any, known: list[str]) -> Any:
+    # The known values are gathered once per JSON value: a run record holds ~20k strings.
     if isinstance(value, str):
-        return mask(value)
+        return _masked(value, known)
     if isinstance(value, dict):
-        return {mask(str(k)): mask_json(v) for k, v in value.items()}
+        return {_masked(str(k), known): _mask_json(v, known) for k, v in value.items()}
     if isinstance(value, list):
-        return [mask_json(v) for v in value]
+        return [_mask_json(v, known) for v in value]
     return value

@@ -7,7 +7,6 @@ import click
 from memeval.cli.executing import executor_options
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
-from memeval.run.repeat import run_repeats
 from memeval.run.session import RunRequest, run_session
 
 
@@ -56,5 +55,7 @@ def command(suite_file: str, engine_name: str | None, only: str, label: str, out
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
                          force, junit, fail_under, output_format, executor, scheduler, workers, shard)
     if repeats > 1:
+        from memeval.run.repeat import run_repeats  # the churn report's statistics load only for --repeat
+
         return run_repeats(request, repeats, echo=lambda line: click.echo(line, err=True), show=click.echo)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

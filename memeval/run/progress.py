@@ -7,14 +7,13 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Literal
-
-from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+from typing import TYPE_CHECKING, Literal
 
 from memeval.plan import Step as PlanStep
 from memeval.plan import StepKind
+
+if TYPE_CHECKING:  # rich loads only for a live display on a terminal
+    from rich.console import Console
 
 Step = Literal["note", "running", "stage", "checkpoint", "done", "answering"]
 STAGES: dict[StepKind, str] = {"write_document": "writes", "write_learning": "writes", "exchange": "writes", "replay": "writes",
@@ -71,6 +70,9 @@ def lines(echo: Callable[[str], None]) -> Progress:
 def live(console: Console) -> Iterator[Progress]:
     """A live display on ``console``: scenarios done of all, the step under way, elapsed and
     ETA; each finished scenario's line is printed above it."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn, TimeRemainingColumn)
+
     bar = RichProgress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True)
     task = bar.add_task("starting", total=None)
@@ -96,6 +98,8 @@ def display(echo: Callable[[str], None], quiet: bool) -> Iterator[Progress]:
     if quiet:
         yield silent
     elif sys.stderr.isatty():
+        from rich.console import Console
+
         with live(Console(stderr=True)) as show:
             yield show
     else:

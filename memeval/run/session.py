@@ -22,11 +22,8 @@ from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
 from memeval.record import RunRecord, Shard
-from memeval.report.ci import json_summary
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
-from memeval.report.junit import junit_xml
-from memeval.report.publish import publish
 from memeval.run.executor import check_executor, make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
@@ -123,8 +120,13 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
 
 def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], echo: Echo, show: Echo) -> Outcome:
     """Publish the run, write the JUnit file, check the gates and say how it ended."""
+    # The report modules (Jinja, JUnit XML, the CI summary) load only now that there is a record.
+    from memeval.report.publish import publish
+
     report = publish(record, folder, req.templates, req.json_path)
     if req.junit:
+        from memeval.report.junit import junit_xml
+
         write_text(req.junit, junit_xml(record))
     if not req.quiet and req.format == "text":
         show(report)
@@ -137,6 +139,8 @@ def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], 
     if outcome is Outcome.OK and not all(v.passed for v in verdicts):
         outcome = Outcome.GATE  # an engine failure or an interrupt says more than a gate it caused
     if req.format == "json":
+        from memeval.report.ci import json_summary
+
         show(json_line(json_summary(record, folder, outcome.name.lower(), verdicts)))
     return outcome
 

@@ -5,6 +5,7 @@ pure-Python loader (which remains the fallback)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,16 +34,82 @@ def test_every_command_loads_under_its_own_name():
     assert cli.get_command(None, "runn") is None  # type: ignore[arg-type]
 
 
+# What an offline run may import from outside the standard library before it publishes: the CLI,
+# YAML, the schema validator, numpy, the embedding model, the ANN index (when installed), and
+# whatever they import themselves in this environment (e.g. jsonschema's optional format checkers).
+BEFORE_PUBLISHING = ("click", "yaml", "jsonschema", "numpy", "static_model", "usearch")
+# ... and what publishing adds: Jinja for run.md and run.html.
+PUBLISHING = ("jinja2",)
+_CLOSURE = """import importlib, json, sys
+def loaded(roots):
+    for root in roots:
+        try:
+            importlib.import_module(root)
+        except ImportError:
+            pass
+    return sorted(sys.modules)
+print(json.dumps({"before": loaded(sys.argv[1].split(",")), "after": loaded(sys.argv[2].split(","))}))
+"""
+# What a run without --repeat, --junit or --format json, and not on a terminal, has no use for.
+UNASKED = ("memeval.run.repeat", "memeval.report.ci", "memeval.report.junit", "memeval.score.power", "rich")
+RUN_COMMAND = {"memeval.cli", "memeval.cli.run", "memeval.cli.executing", "memeval.cli.numbers"}
+_SNAPSHOT = """import json, sys
+before = []
+class Snapshot:  # sys.modules as the run starts publishing (the first import of the publisher)
+    def find_spec(self, name, path=None, target=None):
+        if name == "memeval.report.publish" and not before:
+            before.extend(sys.modules)
+sys.meta_path.insert(0, Snapshot())
+from memeval.cli import main
+try:
+    main(["run", sys.argv[1], "--quiet", "--out", sys.argv[2]])
+except SystemExit as done:
+    assert done.code == 0, done.code
+print(json.dumps({"before": sorted(before), "after": sorted(sys.modules)}))
+"""
+
+
+def _third_party(modules: list[str]) -> set[str]:
+    tops = {m.split(".")[0] for m in modules} - set(sys.stdlib_module_names)
+    return {t for t in tops if t != "memeval" and not t.startswith("_") and t != "cython_runtime"}
+
+
+@pytest.fixture(scope="module")
+def offline_imports(tmp_path_factory) -> dict[str, list[str]]:
+    """sys.modules of a real offline ``memeval run --quiet`` as it starts publishing and at its end."""
+    out = str(tmp_path_factory.mktemp("lean") / "run")
+    done = subprocess.run([sys.executable, "-c", _SNAPSHOT, str(Path(FIXTURES) / "mini.yaml"), out],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    modules: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return modules
+
+
+@pytest.fixture(scope="module")
+def allowed_imports() -> dict[str, set[str]]:
+    """The third-party packages the lean set's roots import in this environment, before and with
+    publishing."""
+    done = subprocess.run([sys.executable, "-c", _CLOSURE, ",".join(BEFORE_PUBLISHING), ",".join(PUBLISHING)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    return {k: _third_party(v) for k, v in json.loads(done.stdout.splitlines()[-1]).items()}
+
+
 @pytest.mark.slow
-def test_an_offline_run_imports_no_server_answerer_or_dataset_module(tmp_path):
-    script = ("import json, sys\nfrom memeval.cli import main\n"
-              "try:\n    main(['run', sys.argv[1], '--quiet', '--out', sys.argv[2]])\nexcept SystemExit as done:\n"
-              "    assert done.code == 0, done.code\nprint(json.dumps(sorted(sys.modules)))\n")
-    out = subprocess.run([sys.executable, "-c", script, str(Path(FIXTURES) / "mini.yaml"), str(tmp_path / "run")],
-                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    loaded = json.loads(out.splitlines()[-1])
+def test_an_offline_run_imports_no_server_answerer_or_dataset_module(offline_imports):
+    loaded = offline_imports["after"]
     assert "memeval.run.session" in loaded and "memeval.spec.load" in loaded  # it did run
-    assert [m for m in loaded if m.startswith(UNUSED)] == []
+    assert [m for m in loaded if m.startswith(UNUSED + UNASKED)] == []
+    assert {m for m in loaded if m.startswith("memeval.cli")} == RUN_COMMAND  # no other command's module
+
+
+@pytest.mark.slow
+def test_an_offline_run_imports_only_the_lean_set_and_jinja_only_to_publish(offline_imports, allowed_imports):
+    before, after = offline_imports["before"], offline_imports["after"]
+    assert before, "the run never reached publishing"
+    assert _third_party(before) <= allowed_imports["before"], _third_party(before) - allowed_imports["before"]
+    assert _third_party(after) <= allowed_imports["after"], _third_party(after) - allowed_imports["after"]
+    assert not _third_party(before) & {"jinja2", "markupsafe", "rich", "httpx", "openai", "dask"}
+    assert not [m for m in before if m.startswith(("memeval.report.render", "memeval.report.html_view"))]
+    assert {"memeval.report.publish", "jinja2"} <= set(after)  # it did publish, and Jinja loaded for it
 
 
 def _pure(raw: bytes):
@@ -95,3 +162,60 @@ def test_an_alias_bomb_is_stopped_on_the_c_parser_path():
     rows += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 8)]
     with pytest.raises(yamlload.YamlProblem, match="alias bomb"):
         yamlload.read_yaml("\n".join(rows).encode())
+
+
+def test_the_packaged_templates_compile_once_and_a_users_folder_is_never_cached(tmp_path):
+    from memeval.report.render import environment
+
+    packaged = environment()
+    assert environment() is packaged  # one per process
+    assert packaged.bytecode_cache is not None  # kept between processes (Jinja checks the source)
+    (tmp_path / "run.md.j2").write_text("mine {{ 1 + 1 }}\n")
+    own = environment(str(tmp_path))
+    assert own is not packaged and own.bytecode_cache is None
+    assert own.get_template("run.md.j2").render() == "mine 2\n"
+    (tmp_path / "run.md.j2").write_text("edited\n")
+    os.utime(tmp_path / "run.md.j2", (1, 1))  # a changed mtime, however coarse the file system's clock
+    assert own.get_template("run.md.j2").render() == "edited\n"  # an edited template is read again
+
+
+def _errors(validator, data) -> list[tuple]:
+    return sorted((tuple(map(str, e.absolute_path)), str(e.validator), e.message) for e in validator.iter_errors(data))
+
+
+@pytest.mark.parametrize("path", YAML_FILES + BROKEN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_validator_with_references_inlined_finds_the_errors_the_schema_finds(path):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    from memeval.spec import validate
+
+    try:
+        data = yamlload.read_yaml(path.read_bytes())[0]
+    except yamlload.YamlProblem:
+        pytest.skip("not YAML that parses")
+    name = ("matrix" if "matrix" in data else "engine" if "adapter" in data else "suite" if "suite" in data
+            else "scenario") if isinstance(data, dict) else "suite"
+    registry = Registry().with_resources((validate.schema(n)["$id"], Resource.from_contents(validate.schema(n)))
+                                         for n in validate.available_schemas())
+    as_written = Draft202012Validator(validate.schema(name), registry=registry)
+    assert "$ref" not in json.dumps({k: v for k, v in validate._validator(name).schema.items() if k != "$defs"})
+    assert _errors(validate._validator(name), data) == _errors(as_written, data)
+
+
+def test_a_damaged_compiled_template_is_compiled_again(tmp_path):
+    import jinja2
+    from jinja2.bccache import bc_magic
+
+    from memeval.report.render import _KeptBytecode
+
+    def fresh() -> jinja2.Environment:
+        loader = jinja2.DictLoader({"t.j2": "{{ 6 * 7 }}"})
+        return jinja2.Environment(loader=loader, bytecode_cache=_KeptBytecode(str(tmp_path)))
+
+    assert fresh().get_template("t.j2").render() == "42"
+    (kept,) = tmp_path.iterdir()
+    kept.write_bytes(kept.read_bytes()[: len(bc_magic) + 3])  # Jinja's header, then a cut-off checksum
+    assert fresh().get_template("t.j2").render() == "42"
+    kept.write_bytes(b"")
+    assert fresh().get_template("t.j2").render() == "42"
