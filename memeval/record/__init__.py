@@ -7,9 +7,9 @@ read its typed fields. :meth:`RunRecord.to_json` and :meth:`RunRecord.from_json`
 run.json exactly (same keys, order and values).
 """
 
-from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incurred, JudgeSummary, Leniency,
-                                     ModelSide, Planted, Prompt, Sampling)
-from memeval.record.benchmark import BenchmarkInfo, GraderRecord
+from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Consistency, Count, Incurred, JudgeSummary,
+                                     Leniency, ModelSide, Planted, Prompt, Sampling)
+from memeval.record.benchmark import BenchmarkInfo, BenchmarkJudge, GraderRecord, JudgeSampling, TemplateUsed
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
@@ -21,7 +21,8 @@ from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup,
                                    ScenarioStatus, Style, TimingLabel, Unit)
 
 __all__ = [
-    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo",
+    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo", "BenchmarkJudge", "Consistency",
+    "JudgeSampling", "TemplateUsed",
     "Better", "Builds", "GraderRecord",
     "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",

@@ -124,6 +124,10 @@ class Probe:
     category: str | None = None
     evidence: tuple[str, ...] = ()
     answer_only: bool = False
+    asked_at: str | None = None
+    """When the question is asked (ISO 8601, no zone; a benchmark's question date); None: undated."""
+    gold: str | None = None
+    """The benchmark's gold answer for a judge grader, where it is not ``expect[0]``."""
 
     @property
     def scored(self) -> bool:
