@@ -48,6 +48,10 @@ LME_PROMPT_KEYS = (*LONGMEMEVAL_TYPES, ABSTENTION)
 """The keys a suite may point at its own LongMemEval template: a question type, or ``abstention``."""
 J_PROMPT_KEY = "j"
 """The key of mem0's J template in a suite's ``prompts:``."""
+TEMPLATE_KEYS = {"longmemeval-judge": LME_PROMPT_KEYS, "mem0-j": (J_PROMPT_KEY,)}
+"""The ``prompts:`` keys each judge grader reads."""
+JUDGED_FORMAT = {"longmemeval-judge": "longmemeval", "mem0-j": "locomo"}
+"""The benchmark each judge grader belongs to."""
 _SHARED = frozenset({"single-session-user", "single-session-assistant", "multi-session"})
 # upstream judges these three types with one prompt: memeval ships it once, as lme-answer
 

@@ -57,7 +57,8 @@ def run_regrade(req: RegradeRequest, echo: Echo, show: Echo) -> int:
     if req.llm or req.judge:
         llm = record.suite.resolved.get("llm", {})
         settings = resolve(llm if isinstance(llm, dict) else {}, os.environ, base_dir=os.path.dirname(record.suite.source),
-                           judge=req.judge, cache=req.cache, salt=req.cache_salt)
+                           judge=req.judge, cache=req.cache, salt=req.cache_salt,
+                           dated=any(p.asked_at for p in record.probes))
     record = regrade(record, settings, answer=req.llm, source=req.run_json)
     if settings is not None and record.answerer is not None:
         for line in summary_lines(record.answerer):

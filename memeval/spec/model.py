@@ -220,6 +220,8 @@ class DatasetSource:
     sample: int | None = None
     seed: int = 0
     grader: str | None = None
+    prompts: tuple[tuple[str, str], ...] = ()
+    """The suite's own judge templates: (key, file resolved against the suite's folder)."""
     origin: Origin | None = None
 
 
