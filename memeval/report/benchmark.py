@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memeval.datasets.judge import LOCOMO_J
-from memeval.record import BenchmarkInfo, BenchmarkJudge, ProbeResult, RunRecord
-from memeval.report.view import fmt_consistency
+from memeval.record import BenchmarkInfo, BenchmarkJudge, Consistency, ProbeResult, RunRecord
 from memeval.score.benchmark import APPLIED
+from memeval.score.stats import Rate
 from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
@@ -157,6 +157,12 @@ def judge_lines(judge: BenchmarkJudge) -> tuple[str, ...]:
     if judge.stopped:
         lines.append(judge.stopped)
     return tuple(lines)
+
+
+def fmt_consistency(c: Consistency) -> str:
+    """A judge's agreement with itself over repeats: the unanimity rate and Fleiss' κ, with n."""
+    kappa = "–" if c.fleiss_kappa is None else f"{c.fleiss_kappa:.2f}"
+    return f"{Rate(c.unanimous, c.n).text()} of answers judged alike in all {c.repeats} judgings, Fleiss' κ {kappa} (n={c.n})"
 
 
 def miss_kind(p: ProbeResult, model: bool, info: BenchmarkInfo | None = None) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memeval.record import Answerer, Consistency, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
+from memeval.record import Answerer, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 
@@ -22,12 +22,6 @@ Row = dict[str, str]
 def fmt_rate(r: RateValue | Count | None) -> str:
     """``NN% (k/n)`` from a k-of-n value, ``–`` for n = 0 (see :meth:`Rate.text`)."""
     return Rate(r.k, r.n).text() if r else DASH
-
-
-def fmt_consistency(c: Consistency) -> str:
-    """A judge's agreement with itself over repeats: the unanimity rate and Fleiss' κ, with n."""
-    return (f"{fmt_rate(Count(c.unanimous, c.n))} of answers judged alike in all {c.repeats} judgings, "
-            f"Fleiss' κ {fmt_num(c.fleiss_kappa, 2)} (n={c.n})")
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
@@ -174,6 +168,8 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
             ("Judge cost", f"{judge.calls} calls, {fmt_num(judge.tokens, 0)} tokens, {_usd(judge.cost_usd)}"),
         ]
         if judge.consistency:
+            from memeval.report.benchmark import fmt_consistency  # one wording for both judges
+
             rows.append(("Judge self-consistency", fmt_consistency(judge.consistency)))
         if judge.stopped:
             rows.append(("Judge stopped", judge.stopped))
