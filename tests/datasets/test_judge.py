@@ -21,6 +21,9 @@ def test_abstention_is_chosen_before_the_type():
     assert len(shared) == 1 and templates["multi-session"].name == "lme-answer"  # upstream's one prompt for the three
     with pytest.raises(UsageError, match="unknown LongMemEval question type"):
         lme_prompt_key("single_hop", False)
+    # a temporal _abs question: the abstention prompt, not the off-by-one rule
+    abs_temporal = lme_request(templates, "temporal-reasoning", True, "How many days?", "Never said", "unknown")
+    assert abs_temporal.template == "lme-abstention" and "off by exactly one" not in " ".join(abs_temporal.prompt.split())
 
 
 def test_each_type_gets_its_rule_and_every_prompt_ends_yes_or_no():
