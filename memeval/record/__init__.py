@@ -15,7 +15,7 @@ from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
                                 MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
                                 Stuffing, SuiteInfo, SweepNote, Totals)
-from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.record.setup import DatasetSetup, EngineSetup, GraderJudgeSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
                                    ScenarioStatus, Style, TimingLabel, Unit)
@@ -24,7 +24,7 @@ __all__ = [
     "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo", "BenchmarkJudge", "Consistency",
     "JudgeSampling", "TemplateUsed",
     "Better", "Builds", "GraderRecord",
-    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
+    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GraderJudgeSetup", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",

@@ -130,8 +130,9 @@ def _locomo(probes: list[ProbeResult], title: str, score: Score, category_map: d
     if not skips_5:
         rows.insert(len(shown), (table.with_adversarial.name, _pct(table.with_adversarial.mean),
                                  str(table.with_adversarial.n)))
-    notes = (f"Policy: {table.policy}.",) if not skips_5 else \
-        (f"Policy: mem0's J does not score category 5 (adversarial): {skipped} question(s) skipped, in no n.",)
+    policy = table.policy if not skips_5 else \
+        f"mem0's J does not score category 5 (adversarial): {skipped} question(s) skipped, in no n"
+    notes: tuple[str, ...] = (f"Policy: {policy}.",)
     if table.unscored:
         notes += (f"{table.unscored} question(s) unscored; excluded from every n.",)
     return ScoreTable(title, tuple(rows), notes)

@@ -13,9 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memeval.record import ModelSide, RunRecord
+from memeval.record import BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
-from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.record.setup import (DatasetSetup, EngineSetup, GraderJudgeSetup, GradingSetup, ModelSetup, PackSetup,
+                                  Setup)
 from memeval.spec.model import Defaults, Policy
 
 SHOWN = 12
@@ -41,6 +42,7 @@ def scoring_setup(record: RunRecord) -> Setup:
         judge=_model(answerer.judge if answerer else None),
         engine=EngineSetup(engine.name, engine.version, engine.server_version, dict(record.flags),
                            {k: v for k, v in engine.settings.items() if k not in WHERE}),
+        grader_judge=_grader_judge(record.benchmark.judge if record.benchmark else None),
     )
 
 
@@ -87,6 +89,13 @@ def _dataset(value: Any) -> DatasetSetup | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _grader_judge(judge: BenchmarkJudge | None) -> GraderJudgeSetup | None:
+    if judge is None:
+        return None
+    return GraderJudgeSetup(f"{judge.grader.name}-{judge.grader.version}", judge.model, judge.sampling,
+                            {t.key: t.sha256 for t in judge.templates})
 
 
 def _model(side: ModelSide | None) -> ModelSetup | None:

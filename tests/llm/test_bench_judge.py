@@ -72,8 +72,10 @@ def test_longmemeval_judge_scores_every_answer_with_its_types_prompt(mock: Mock,
 
 
 def test_locomo_reports_f1_and_j_and_j_skips_category_5(mock: Mock, tmp_path: Path) -> None:
-    record, md = _run(tmp_path, mock, "locomo", "  grader: mem0-j\n")
+    record, md = _run(tmp_path, mock, "locomo", "  grader: mem0-j\n", "--judge-repeats", "2")
     judge = record["benchmark"]["judge"]
+    assert judge["consistency"] == {"repeats": 2, "unanimous": judge["judged"], "n": judge["judged"], "fleiss_kappa": 1.0}
+    assert judge["calls"] == 2 * judge["judged"] and "Self-consistency: 100%" in md
     assert judge["sampling"] == {"temperature": 0.0, "max_tokens": None, "json_reply": True}
     assert judge["templates"] == [{"key": "j", "name": "mem0-j", "sha256": shipped_template("mem0-j").sha256,
                                    "source": "shipped"}]
@@ -104,6 +106,9 @@ def test_a_users_template_is_used_and_its_sha256_recorded(mock: Mock, tmp_path: 
     assert used["temporal-reasoning"]["sha256"] == hashlib.sha256(mine.read_bytes()).hexdigest()
     assert used["temporal-reasoning"]["source"] == str(mine) and used["temporal-reasoning"]["name"] == "temporal"
     assert used["knowledge-update"]["source"] == "shipped"
+    setup = record["setup"]["grader_judge"]  # in the scoring setup, so compare refuses a run judged otherwise
+    assert setup["templates"]["temporal-reasoning"] == used["temporal-reasoning"]["sha256"]
+    assert (setup["grader"], setup["model"]) == ("longmemeval-judge-1", "gpt-4o-2024-08-06")
     assert f"Template `temporal` ({mine}, sha256 `{used['temporal-reasoning']['sha256'][:12]}`)" in md
 
 
