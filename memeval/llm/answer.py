@@ -31,7 +31,7 @@ from memeval.llm.bench_judge import applies, bench_judge_record
 from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings, is_mock
-from memeval.record import AnswerCall, Answerer, JudgeMark, ModelSide, ProbeResult, RunRecord
+from memeval.record import AnswerCall, Answerer, BenchmarkJudge, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json
 from memeval.score.benchmark import apply_grader
 from memeval.score.derive import derive
@@ -127,8 +127,9 @@ def answered_by(side: ModelSide) -> str:
     return side.model if not served or served == (side.model,) else f"{side.model} (served as {names})"
 
 
-def summary_lines(answerer: Answerer) -> list[str]:
-    """The lines the CLI prints after answering: one summary, then any stop reason."""
+def summary_lines(answerer: Answerer, bench: BenchmarkJudge | None = None) -> list[str]:
+    """The lines the CLI prints after answering: one summary (and one for a benchmark's judge
+    grader, ``bench``), then any stop reason."""
     cache = answerer.cache
     cached = f", {cache.hits} from the cache" if cache.enabled else ""
     tokens = "tokens unknown" if answerer.tokens is None else f"{answerer.tokens} tokens"
@@ -140,4 +141,8 @@ def summary_lines(answerer: Answerer) -> list[str]:
         lenient = judge.leniency
         lines.append(f"judge: accepts {judge.accepted.k} of {judge.accepted.n} answers; leniency check: "
                      f"rejected {lenient.rejected} of {lenient.n} planted wrong answers")
-    return lines + [line for line in (answerer.stopped, judge and judge.stopped) if line]
+    if bench:
+        lines.append(f"benchmark judge: {bench.grader.name} judged {bench.judged} of {bench.questions} answers "
+                     f"({bench.skipped} skipped by its rule) with {bench.model}; {bench.calls} calls, "
+                     f"{bench.cache.hits} from the cache")
+    return lines + [line for line in (answerer.stopped, judge and judge.stopped, bench and bench.stopped) if line]

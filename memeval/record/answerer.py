@@ -156,7 +156,7 @@ class JudgeSummary(ModelSide):
     """The LLM judge's run over the model answers."""
 
     calls: int
-    """Verdicts returned (leniency checks included)."""
+    """Verdicts returned (leniency checks and ``--judge-repeats`` included)."""
     tokens: int | None
     """Tokens of those calls (None: unknown)."""
     cost_usd: float | None

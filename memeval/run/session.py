@@ -197,8 +197,9 @@ def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -
     latest = derive(latest)
     summary = latest.answerer
     if summary is not None:
-        stops = {summary.stopped, summary.judge.stopped if summary.judge else None}
-        for line in summary_lines(summary):
+        bench = latest.benchmark.judge if latest.benchmark else None
+        stops = {summary.stopped, summary.judge.stopped if summary.judge else None, bench.stopped if bench else None}
+        for line in summary_lines(summary, bench):
             if not quiet or line in stops:  # --quiet keeps why the answerer stopped, not the tally
                 echo(line)
     return latest

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from memeval.datasets.judge import lme_templates, shipped_template
+from memeval.llm.answer import summary_lines
 from memeval.llm.bench_judge import bench_judge_record
 from memeval.llm.judge import job, judge_record
 from memeval.record import RunRecord
@@ -138,6 +139,9 @@ def test_judge_repeats_make_the_judge_calls_again_and_measure_agreement(mock: Mo
     assert judged.consistency.repeats == 2 and judged.consistency.n == judged.judged
     assert judged.consistency.unanimous == judged.consistency.n  # the mock is deterministic
     assert judged.calls == 2 * judged.judged
+    assert record.answerer is not None
+    assert f"benchmark judge: longmemeval-judge judged {judged.judged} of {judged.questions} answers (0 skipped by its " \
+           "rule) with gpt-4o-2024-08-06" in summary_lines(record.answerer, judged)[1]
     # the generic judge too: its answers judged twice, the leniency check once
     base = settings(judge=True, salt="c")
     assert base.judge is not None
