@@ -15,6 +15,7 @@ from memeval.datasets.judge import lme_templates, shipped_template
 from memeval.llm.answer import summary_lines
 from memeval.llm.bench_judge import bench_judge_record
 from memeval.llm.judge import job, judge_record
+from memeval.llm.regrade import regrade
 from memeval.record import RunRecord
 from memeval.report.files import read_run
 from tests.datasets.files import lme_records, locomo_records, write
@@ -155,3 +156,13 @@ def _repeated(llm: Any, n: int) -> Any:
     from dataclasses import replace
 
     return replace(llm, judge_repeats=n)
+
+
+def test_regrade_with_judge_judges_a_benchmark_run_again(mock: Mock, settings, lme_run: Path) -> None:
+    record: RunRecord = read_run(str(lme_run))
+    calls = mock.chat_calls()
+    again = regrade(record, settings(judge=True, salt="regrade"), answer=False, source=str(lme_run))
+    assert mock.chat_calls() > calls and again.benchmark is not None and again.benchmark.judge is not None
+    assert again.benchmark.judge.cache.salt == "regrade"  # judged by this regrade, not carried over from the run
+    assert [p.grader_score for p in again.probes] == [p.grader_score for p in record.probes]  # the mock is deterministic
+    assert again.regrade is not None and again.regrade.judged
