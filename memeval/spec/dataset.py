@@ -14,7 +14,7 @@ from typing import Any
 from memeval.datasets.importer import open_selection
 from memeval.datasets.source import Selection
 from memeval.datasets.yamlout import scenario_id
-from memeval.datasets.judge import JUDGED_FORMAT, TEMPLATE_KEYS
+from memeval.datasets.judge import JUDGED_FORMAT, TEMPLATE_KEYS, template_file
 from memeval.errors import SpecIssue, UsageError
 from memeval.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
@@ -70,20 +70,23 @@ def _prompts(raw: dict[str, Any], path: str, marks: Marks, fmt: str) -> tuple[tu
                                     f"{grader}{did_you_mean(key, list(keys))}; use one of {', '.join(keys)}"))
             continue
         where = os.path.normpath(os.path.join(os.path.dirname(path), file))
-        problem = _unreadable(where)
+        problem = _unusable(where)
         if problem:
             line, col = marks.at(("dataset", "prompts", key))
-            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", f"cannot read the template {where}: "
-                                    f"{problem}; give a text file's path relative to the suite file"))
+            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", problem))
         out.append((key, where))
     return tuple(out), issues
 
 
-def _unreadable(file: str) -> str | None:
-    """Why ``file`` is not a readable UTF-8 text file, or None."""
+def _unusable(file: str) -> str | None:
+    """Why the template ``file`` cannot judge (unreadable, or placeholders it cannot fill), with
+    the fix; None when it can. Read and filled now, so it stops the run before any engine call."""
     try:
-        with open(file, encoding="utf-8") as fh:
-            fh.read()
-    except (OSError, UnicodeDecodeError) as err:
-        return getattr(err, "strerror", None) or str(err)
+        template = template_file(file)
+    except UsageError as err:
+        return f"{err}; give a text file's path relative to the suite file"
+    try:
+        template.render("question", "answer", "response")
+    except UsageError as err:
+        return str(err)
     return None

@@ -136,12 +136,14 @@ def test_a_killed_dataset_run_resumes_question_by_question(tmp_path, capsys):
     ("longmemeval", "  grader: longmemeval-judge\n  prompts:\n    temporal: t.txt\n", ":8:5",
      "unknown prompt key 'temporal' for longmemeval-judge (did you mean 'temporal-reasoning'?); use one of"),
     ("longmemeval", "  grader: longmemeval-judge\n  prompts:\n    abstention: missing.txt\n", ":8:17",
-     "cannot read the template"),
+     "cannot read the prompt template"),
     ("locomo", "  grader: mem0-j\n  prompts:\n    temporal-reasoning: t.txt\n", ":8:5", "use one of j"),
+    ("locomo", "  grader: mem0-j\n  prompts:\n    j: broken.txt\n", ":8:8", "cannot be filled ('query')"),
     ("locomo", "  grader: locomo-f1\n  prompts:\n    j: t.txt\n", ":7:3", "prompts are for a judge grader: add grader: mem0-j"),
 ])
 def test_a_judge_template_that_cannot_be_used_is_a_spec_error(tmp_path, capsys, fmt, extra, where, words):
     (tmp_path / "t.txt").write_text("Question: {question} {answer} {response}")
+    (tmp_path / "broken.txt").write_text("Question: {query}")
     suite = _dataset_suite(tmp_path, fmt, extra)
     assert cli(["run", str(suite), "--out", str(tmp_path / "run"), "--quiet"]) == 2
     err = capsys.readouterr().err
