@@ -65,7 +65,7 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     probes = tuple(replace(p, judge=JudgeMark(verdicts.get(p.key))) for p in record.probes)
     judged = [p for p in probes if p.scored and p.llm_answer is not None]
     pairs = [(p.judged_ok, p.llm_ok) for p in judged if p.judged_ok is not None and p.llm_ok is not None]
-    replies = [r for r in checks + [x for r in rounds for x in r] if isinstance(r, Reply)]
+    replies = [r for r in checks + [x for repeat in rounds for x in repeat] if isinstance(r, Reply)]
     totals = spent(replies)
     side = from_json(ModelSide, batch.summary(), "judge")  # the client's settings and spend: its JSON edge
     summary = JudgeSummary(
