@@ -25,6 +25,9 @@ from memeval.run.session import RunRequest, run_session
 @click.option("--settle-timeout", type=Seconds(), default=None, help="Seconds (> 0) writes may take to become visible.")
 @click.option("--llm", is_flag=True, help="Have a model answer every probe from its pack (see EVAL_LLM_URL, EVAL_LLM_MODEL).")
 @click.option("--judge", is_flag=True, help="Also have an LLM judge grade the model answers (implies --llm).")
+@click.option("--judge-repeats", "judge_repeats", type=click.IntRange(min=1), default=1, metavar="N",
+              help="Judge every model answer N times (fresh calls, their own cache salts) and report how often the "
+                   "verdicts agree (unanimity and Fleiss' kappa); applies to --judge and to a benchmark's judge grader.")
 @click.option("--no-cache", is_flag=True, help="Ask the model again instead of reusing cached answers.")
 @click.option("--cache-salt", default="", metavar="TEXT", help="Keep these answers apart in the cache (e.g. a repeat id).")
 @click.option("--templates", default=None, type=click.Path(file_okay=False, exists=True), help="Your own report templates.")
@@ -48,12 +51,12 @@ def command(suite_file: str, engine_name: str | None, only: str, label: str, out
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
             cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, junit: str | None,
             fail_under: tuple[str, ...], output_format: str, repeats: int, executor: str, scheduler: str | None,
-            workers: int | None, shard: str | None) -> Outcome:
+            workers: int | None, shard: str | None, judge_repeats: int) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it. Exit 1 when a gate (the
     suite's ``gates:`` or --fail-under) fails."""
     request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
                          enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
-                         force, junit, fail_under, output_format, executor, scheduler, workers, shard)
+                         force, junit, fail_under, output_format, executor, scheduler, workers, shard, judge_repeats)
     if repeats > 1:
         from memeval.run.repeat import run_repeats  # the churn report's statistics load only for --repeat
 

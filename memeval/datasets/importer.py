@@ -16,11 +16,12 @@ from memeval.errors import UsageError
 # files knows which x- keys carry what (and why the probes' style is a placeholder)
 NOTES = [
     "threads are past sessions: replay: true writes their turns as they stand (no recall before each turn)",
-    "a probe cannot carry its asking time: LongMemEval's question_date is kept in x-asked_at",
+    "a probe's asked_at is LongMemEval's question_date (verbatim in x-question_date), or LoCoMo's last session date",
     "a probe's category is the question type (LongMemEval) or category name (LoCoMo; its id in x-category)",
     "exchange ids are LoCoMo's dia ids, or <session>:<turn index> for LongMemEval; a probe's evidence cites them",
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
     "abstention questions (_abs, LoCoMo category 5) are answer_only: the model's answer is graded, not the pack",
+    "a probe's gold is the answer a judge grader reads where it is not expect[0] (an _abs explanation, LoCoMo's full answer)",
     "questions graded only by a judge (a preference rubric: no value a pack can hold) are listed under x-unmapped",
 ]
 

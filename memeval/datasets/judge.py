@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -35,7 +36,7 @@ LONGMEMEVAL_JUDGE = GraderInfo(
     "accepts old values beside the updated answer; single-session-preference graded on a rubric); any _abs "
     "question gets the unanswerable prompt; temperature 0, max_tokens 10; correct iff 'yes' in reply.lower()")
 LOCOMO_J = GraderInfo(
-    "locomo-mem0-j", "1", "locomo", "mem0ai/mem0", "evaluation/metrics/llm_judge.py",
+    "mem0-j", "1", "locomo", "mem0ai/mem0", "evaluation/metrics/llm_judge.py",
     "2352a44193bd0e36cd544fc5664cbee14e020bc2",
     "a generous CORRECT/WRONG prompt (same topic or same date counts), gpt-4o-mini, temperature 0, JSON reply; "
     "correct iff label == 'CORRECT'; category 5 skipped")
@@ -43,7 +44,16 @@ LOCOMO_J = GraderInfo(
 LONGMEMEVAL_JUDGE_MODEL = "gpt-4o-2024-08-06"
 MEM0_JUDGE_MODEL = "gpt-4o-mini"
 ABSTENTION = "abstention"
-_LME_KEYS = ("answer", "temporal-reasoning", "knowledge-update", "single-session-preference", ABSTENTION)
+LME_PROMPT_KEYS = (*LONGMEMEVAL_TYPES, ABSTENTION)
+"""The keys a suite may point at its own LongMemEval template: a question type, or ``abstention``."""
+J_PROMPT_KEY = "j"
+"""The key of mem0's J template in a suite's ``prompts:``."""
+TEMPLATE_KEYS = {"longmemeval-judge": LME_PROMPT_KEYS, "mem0-j": (J_PROMPT_KEY,)}
+"""The ``prompts:`` keys each judge grader reads."""
+JUDGED_FORMAT = {"longmemeval-judge": "longmemeval", "mem0-j": "locomo"}
+"""The benchmark each judge grader belongs to."""
+_SHARED = frozenset({"single-session-user", "single-session-assistant", "multi-session"})
+# upstream judges these three types with one prompt: memeval ships it once, as lme-answer
 
 
 @dataclass(frozen=True)
@@ -101,30 +111,39 @@ def template_file(path: str | Path) -> PromptTemplate:
         raise UsageError(f"{path}: cannot read the prompt template ({err})") from None
 
 
-def lme_templates(overrides: dict[str, str | Path] | None = None) -> dict[str, PromptTemplate]:
-    """The five LongMemEval prompts by key (``answer`` for single-session-user/-assistant and
-    multi-session, the three special types, and ``abstention``), with user files in ``overrides``."""
+def lme_templates(overrides: Mapping[str, str | Path] | None = None) -> dict[str, PromptTemplate]:
+    """The LongMemEval prompt for each key of :data:`LME_PROMPT_KEYS` (single-session-user,
+    -assistant and multi-session share the shipped ``lme-answer``), with user files in ``overrides``.
+
+    Raises:
+        UsageError: an unknown key, or a file that cannot be read.
+    """
     overrides = overrides or {}
-    unknown = sorted(set(overrides) - set(_LME_KEYS))
+    unknown = sorted(set(overrides) - set(LME_PROMPT_KEYS))
     if unknown:
-        raise UsageError(f"unknown LongMemEval prompt key(s) {', '.join(unknown)}; expected {', '.join(_LME_KEYS)}")
-    return {key: template_file(overrides[key]) if key in overrides else shipped_template(f"lme-{key}")
-            for key in _LME_KEYS}
+        raise UsageError(f"unknown LongMemEval prompt key(s) {', '.join(unknown)}; expected {', '.join(LME_PROMPT_KEYS)}")
+    shipped = {key: shipped_template("lme-answer" if key in _SHARED else f"lme-{key}") for key in LME_PROMPT_KEYS
+               if key not in overrides}
+    return {key: template_file(overrides[key]) if key in overrides else shipped[key] for key in LME_PROMPT_KEYS}
 
 
-def lme_prompt_key(question_type: str, question_id: str) -> str:
-    """Which prompt judges a question: abstention by the ``_abs`` id first, then by type."""
-    if question_id.endswith("_abs"):
-        return ABSTENTION
+def lme_prompt_key(question_type: str, abstention: bool) -> str:
+    """Which prompt judges a question: the abstention prompt for any abstention (``_abs``)
+    question, whatever its type; else its type's.
+
+    Raises:
+        UsageError: a question type LongMemEval does not have.
+    """
     if question_type not in LONGMEMEVAL_TYPES:
-        raise UsageError(f"LongMemEval question {question_id!r}: unknown question type {question_type!r}")
-    return question_type if question_type in _LME_KEYS else "answer"
+        raise UsageError(f"unknown LongMemEval question type {question_type!r}")
+    return ABSTENTION if abstention else question_type
 
 
-def lme_request(templates: dict[str, PromptTemplate], question_type: str, question_id: str, question: str,
+def lme_request(templates: Mapping[str, PromptTemplate], question_type: str, abstention: bool, question: str,
                 answer: str, response: str, model: str = LONGMEMEVAL_JUDGE_MODEL) -> JudgeRequest:
-    """The judge call for one LongMemEval answer."""
-    template = templates[lme_prompt_key(question_type, question_id)]
+    """The judge call for one LongMemEval answer (``answer``: the gold answer, an abstention
+    question's explanation, or a preference question's rubric)."""
+    template = templates[lme_prompt_key(question_type, abstention)]
     return JudgeRequest(LONGMEMEVAL_JUDGE.name, template.name, template.sha256, model,
                         template.render(question, answer, response), temperature=0.0, max_tokens=10, json_reply=False)
 

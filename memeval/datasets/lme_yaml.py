@@ -35,11 +35,11 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": probe_id("longmemeval", instance.question_id), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
-        **({"abstain": True, "answer_only": True, "groups": ["abstention"], "x-answer": instance.answer}
+        **({"abstain": True, "answer_only": True, "groups": ["abstention"], "gold": instance.answer}
            if instance.abstention else {"expect": [instance.answer]}),
         "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
         "x-question_id": instance.question_id,
-        "x-question_date": instance.asked_text, "x-asked_at": iso(instance.asked_at),
+        "x-question_date": instance.asked_text, "asked_at": iso(instance.asked_at),
         "x-asked_day": day_of(epoch, instance.asked_at),
         "x-answer_session_ids": list(instance.answer_session_ids)}
     return {"scenario": sid,

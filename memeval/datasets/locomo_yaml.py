@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memeval.datasets.model import LocomoQuestion, LocomoSample, LocomoTurn
-from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, probe_id, safe_id, scenario_id
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, probe_id, safe_id, scenario_id
 
 AGENT = "reader"
 
@@ -40,7 +40,7 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
             result.unmapped.append({"question_id": question.id, "category": question.category_name,
                                     "question": question.question, "reason": reason})
         else:
-            probes.append(probe(question))
+            probes.append(probe(question, asked_at(sample)))
     if not probes:
         return None
     threads = []
@@ -58,10 +58,16 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
             "threads": threads, "probes": probes}
 
 
-def probe(question: LocomoQuestion) -> dict[str, Any]:
-    """One question as a probe: its category by real name and its evidence dia ids."""
+def asked_at(sample: LocomoSample) -> str:
+    """When a conversation's questions are asked: the date of its last session (LoCoMo dates
+    no question; every question is about what came before)."""
+    return iso(max(s.date for s in sample.sessions))
+
+
+def probe(question: LocomoQuestion, asked: str) -> dict[str, Any]:
+    """One question as a probe: its category by real name, its evidence dia ids and its asking time."""
     out: dict[str, Any] = {"id": probe_id("locomo", question.id), "route": "ask", "agent": AGENT,
-                           "question": question.question, "style": STYLE}
+                           "question": question.question, "style": STYLE, "asked_at": asked}
     if question.category == 5:  # the trap is often truly in the conversation: graded on the answer alone
         out.update(abstain=True, answer_only=True, groups=["abstention"])
         if question.adversarial_answer:
@@ -72,7 +78,7 @@ def probe(question: LocomoQuestion) -> dict[str, Any]:
     if question.evidence:
         out["evidence"] = list(question.evidence)
     if question.answer is not None and question.answer != gold(question):
-        out["x-answer"] = question.answer
+        out["gold"] = question.answer  # mem0's J reads the whole answer; the F1 the cut one
     return out
 
 

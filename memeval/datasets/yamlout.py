@@ -2,8 +2,8 @@
 per question (LongMemEval) or conversation (LoCoMo) under ``scenarios/``.
 
 Files are written one unit at a time, so an import never holds more than one unit in memory.
-What the YAML language cannot yet say (asking time, evidence ids per turn, the
-question type or category as a KPI bucket) is carried in ``x-`` keys so nothing is lost.
+What the YAML language cannot say (the file's own date text, ids and category numbers) is
+carried in ``x-`` keys so nothing is lost.
 """
 
 from __future__ import annotations

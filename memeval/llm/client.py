@@ -147,9 +147,14 @@ class ModelClient:
         with self._lock:
             self.requests += 1
         s = self.settings
-        completion = self._openai.chat.completions.create(
-            model=s.model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            temperature=s.temperature, max_tokens=s.max_tokens, extra_body=self._extra)
+        # an empty system prompt is left out, as the benchmarks' judges send the user message alone
+        messages: list[Any] = ([{"role": "system", "content": system}] if system else []) + \
+            [{"role": "user", "content": user}]
+        optional: dict[str, Any] = {} if s.max_tokens is None else {"max_tokens": s.max_tokens}
+        if s.json_reply:
+            optional["response_format"] = {"type": "json_object"}
+        completion = self._openai.chat.completions.create(model=s.model, messages=messages, temperature=s.temperature,
+                                                          extra_body=self._extra, **optional)
         text = (completion.choices[0].message.content or "").strip() if completion.choices else ""
         usage = completion.usage
         prompt = usage.prompt_tokens if usage else None
@@ -205,15 +210,17 @@ class Batch:
         self.hits = self.misses = self.reused = 0
         self.fresh: list[Reply] = []
 
-    def run(self, jobs: Sequence[Mapping[str, str]]) -> list[Reply | str | None]:
+    def run(self, jobs: Sequence[Mapping[str, str]], salt: str | None = None) -> list[Reply | str | None]:
         """For each job (template variables), in order: the Reply, the one-line reason its call
         failed, or None when it was not asked because the endpoint refused (see :attr:`stopped`).
+        ``salt`` replaces the cache salt for these jobs (a judging repeat's own).
 
         With the cache on, identical jobs are asked once: the later ones are *reused* in-run
         (marked cached, counted in :attr:`reused`, never in :attr:`hits`), so :attr:`hits`
         counts only replies a disk entry written by an earlier run (or repeat) served."""
         s = self.settings
-        keys = [cache_key(s.endpoint, s.model, s.prompt.sha256, v, s.sampling(), self._salt) for v in jobs]
+        salted = self._salt if salt is None else salt
+        keys = [cache_key(s.endpoint, s.model, s.prompt.sha256, v, s.sampling(), salted) for v in jobs]
         first: dict[str, int] = {}
         for i, key in enumerate(keys):
             first.setdefault(key, i)

@@ -15,6 +15,10 @@ record keeps how many it rejected out of how many it gave a verdict on, and whic
 Then every model answer is judged: ``llm_judge_ok`` per probe, every probe of the run (null when
 not answered or no verdict), acceptance ``{k, n}`` and agreement with ``llm_ok`` ``{agree, n, kappa}``
 (Cohen's κ: agreement beyond what two raters with these yes-rates would reach by chance).
+
+With ``repeats`` N > 1 (``--judge-repeats``) every model answer is judged N times, each repeat
+under its own cache salt (:mod:`memeval.llm.consistency`); the first repeat's verdicts are the
+ones recorded, and ``consistency`` holds the unanimity rate and Fleiss' κ over the repeats.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from memeval.llm.client import Batch, Reply, spent
+from memeval.llm.consistency import consistency, repeat_salt
 from memeval.llm.settings import CacheSettings, ModelSettings
 from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency, ModelSide, Planted, ProbeResult,
                             RunRecord)
@@ -36,7 +41,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 Plant = tuple[ProbeResult, str, str]
 
 
-def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSettings) -> RunRecord:
+def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSettings, repeats: int = 1) -> RunRecord:
     """``record`` after the leniency check and a verdict on every model answer: each probe gets
     its ``llm_judge_ok`` and the answerer its ``judge`` summary. Never raises for a refusing
     endpoint: ``stopped`` says why and the rest stays null.
@@ -51,14 +56,16 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     batch = Batch(settings, cache)
     try:
         checks = batch.run([job(probe, answer) for probe, _, answer in planted])
-        results = batch.run([job(p, p.llm_answer or "") for p in answered])
+        jobs = [job(p, p.llm_answer or "") for p in answered]
+        rounds = [batch.run(jobs, salt=repeat_salt(cache.salt, i)) for i in range(1, repeats + 1)]
     finally:
         batch.close()
+    results = rounds[0]
     verdicts = {p.key: verdict(result) for p, result in zip(answered, results)}
     probes = tuple(replace(p, judge=JudgeMark(verdicts.get(p.key))) for p in record.probes)
     judged = [p for p in probes if p.scored and p.llm_answer is not None]
     pairs = [(p.judged_ok, p.llm_ok) for p in judged if p.judged_ok is not None and p.llm_ok is not None]
-    replies = [r for r in checks + results if isinstance(r, Reply)]
+    replies = [r for r in checks + [x for repeat in rounds for x in repeat] if isinstance(r, Reply)]
     totals = spent(replies)
     side = from_json(ModelSide, batch.summary(), "judge")  # the client's settings and spend: its JSON edge
     summary = JudgeSummary(
@@ -67,7 +74,8 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
         agreement=Agreement(sum(1 for j, g in pairs if j == g), len(pairs),
                             cohen_kappa({p.key: p.judged_ok for p in judged}, {p.key: p.llm_ok for p in judged}).kappa),
         leniency=_leniency(planted, checks),
-        stopped=f"judge stopped: {batch.stopped}" if batch.stopped else None)
+        stopped=f"judge stopped: {batch.stopped}" if batch.stopped else None,
+        consistency=consistency([[verdict(r[i]) for r in rounds] for i in range(len(answered))]))
     return replace(record, probes=probes, answerer=replace(record.answerer, judge=summary))
 
 

@@ -2,7 +2,7 @@
 
 Without ``llm`` or ``judge`` the stored extractive and model answers are re-graded with the
 current grader; ``llm`` has a model answer every probe again, ``judge`` has an LLM judge grade
-the model answers. run.json, run.md and run.html go to ``out`` (default ``regrade/`` beside the
+the model answers (and a benchmark's judge grader, when the suite selects one, judge them again). run.json, run.md and run.html go to ``out`` (default ``regrade/`` beside the
 input); the input is never overwritten. The new record notes its source in ``regrade``.
 """
 
@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from memeval.errors import UsageError
 from memeval.llm.answer import answer_record, summary_lines
+from memeval.llm.bench_judge import applies, bench_judge_record
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import ProbeResult, RegradeNote, RunRecord
@@ -57,10 +58,11 @@ def run_regrade(req: RegradeRequest, echo: Echo, show: Echo) -> int:
     if req.llm or req.judge:
         llm = record.suite.resolved.get("llm", {})
         settings = resolve(llm if isinstance(llm, dict) else {}, os.environ, base_dir=os.path.dirname(record.suite.source),
-                           judge=req.judge, cache=req.cache, salt=req.cache_salt)
+                           judge=req.judge, cache=req.cache, salt=req.cache_salt,
+                           dated=any(p.asked_at for p in record.probes))
     record = regrade(record, settings, answer=req.llm, source=req.run_json)
     if settings is not None and record.answerer is not None:
-        for line in summary_lines(record.answerer):
+        for line in summary_lines(record.answerer, record.benchmark.judge if record.benchmark else None):
             echo(line)
     report = publish(record, folder, req.templates)
     if not req.quiet:
@@ -97,7 +99,9 @@ def regrade(record: RunRecord, settings: LlmSettings | None, *, answer: bool, so
         if settings is not None and settings.judge is not None:
             if record.answerer is None:
                 raise UsageError(f"{source}: --judge grades model answers and this run has none; add --llm")
-            record = judge_record(record, settings.judge, settings.cache)
+            if applies(record):  # a benchmark's judge grader judges again beside --judge
+                record = bench_judge_record(record, settings)
+            record = judge_record(record, settings.judge, settings.cache, settings.judge_repeats)
     judged = settings is not None and settings.judge is not None
     note = RegradeNote(source, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), answer, judged)
     return replace(record, regrade=note)

@@ -9,10 +9,14 @@ Environment (an empty value counts as unset):
   when its host is listed in ``MEMEVAL_KEY_HOSTS`` (comma-separated host names); otherwise a
   loopback URL runs with a dummy key and any other is refused. A loopback URL (localhost,
   127.0.0.1, ::1) may run without a key (a dummy key is sent);
-- ``EVAL_LLM_MODEL``: the model (default ``openai/gpt-4.1-mini``).
+- ``EVAL_LLM_MODEL``: the model (default ``openai/gpt-4.1-mini``);
+- ``EVAL_JUDGE_MODEL``: the model of a benchmark's judge grader (``longmemeval-judge``,
+  ``mem0-j``), else ``llm.judge.model``, else the grader's official judge model
+  (:mod:`memeval.llm.bench_judge`).
 
 YAML keys (see ``$defs/llm`` in the suite schema): ``url``, ``model``, ``temperature`` (0),
-``max_tokens`` (120), ``prompt`` (``answer-v1``), ``judge`` (false, true or its own ``url``,
+``max_tokens`` (120), ``prompt`` (``answer-v1``; ``answer-dated-v1``, which adds the asking
+time, for a suite whose probes carry one), ``judge`` (false, true or its own ``url``,
 ``model``, ``temperature``, ``max_tokens`` (10), ``prompt`` (``judge-v1``)), ``prices``
 (``{model: {input_per_mtok, output_per_mtok}}`` in USD per million tokens), ``concurrency`` (4),
 ``timeout_s`` (60, per call), ``retries`` (3).
@@ -44,6 +48,7 @@ from memeval.suggest import did_you_mean
 DEFAULT_URL = "https://openrouter.ai/api/v1"
 DEFAULT_MODEL = "openai/gpt-4.1-mini"
 ANSWER_DEFAULTS = {"prompt": "answer-v1", "temperature": 0.0, "max_tokens": 120}
+DATED_PROMPT = "answer-dated-v1"
 JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
 LOCAL_KEY = "memeval-local-no-key"
 KEY_HOSTS_ENV = "MEMEVAL_KEY_HOSTS"
@@ -105,12 +110,14 @@ class ModelSettings:
     model: str
     prompt: Prompt
     temperature: float
-    max_tokens: int
+    max_tokens: int | None
     concurrency: int
     timeout_s: float
     retries: int
     prices: Mapping[str, Price]
     key: str = field(repr=False)
+    json_reply: bool = False
+    """Ask for a JSON object reply (``response_format`` ``json_object``), as mem0's judge does."""
 
     @property
     def endpoint(self) -> str:
@@ -118,7 +125,10 @@ class ModelSettings:
         return public_url(self.url)
 
     def sampling(self) -> dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        """The sampling sent (``max_tokens`` None: not sent); ``json_reply`` only when asked for,
+        so the cache keys of every other call stay as they were."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                **({"json_reply": True} if self.json_reply else {})}
 
     def price(self, served: str | None = None) -> Price | None:
         """The price-table entry for this model, if the YAML gave one; never for a mock (the
@@ -150,11 +160,15 @@ class CacheSettings:
 
 @dataclass(frozen=True)
 class LlmSettings:
-    """Everything ``--llm`` and ``--judge`` need; ``judge`` is None when not judging."""
+    """Everything ``--llm`` and ``--judge`` need; ``judge`` is None when not judging.
+    ``judge_model`` is the model named for a benchmark's judge grader (None: its official one);
+    ``judge_repeats`` how many times every judge judges each answer (``--judge-repeats``)."""
 
     answer: ModelSettings
     judge: ModelSettings | None
     cache: CacheSettings
+    judge_model: str | None = None
+    judge_repeats: int = 1
 
 
 def public_url(url: str) -> str:
@@ -172,8 +186,9 @@ def is_local(url: str) -> bool:
 
 
 def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str = ".", judge: bool = False,
-            cache: bool = True, salt: str = "") -> LlmSettings:
-    """Settings from a validated ``llm:`` block and the environment.
+            cache: bool = True, salt: str = "", dated: bool = False, judge_repeats: int = 1) -> LlmSettings:
+    """Settings from a validated ``llm:`` block and the environment; ``dated``: some probe has
+    an asking time (the default prompt is then ``answer-dated-v1``).
 
     Raises:
         UsageError: a missing key for a non-local URL, a URL that is not http(s), an unknown or
@@ -191,7 +206,8 @@ def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str =
         "prices": {m: Price(float(p["input_per_mtok"]), float(p["output_per_mtok"])) for m, p in plain.get("prices", {}).items()},
     }
     model = _env(env, "EVAL_LLM_MODEL") or plain.get("model") or DEFAULT_MODEL
-    answer = _model({**ANSWER_DEFAULTS, **plain, "url": url, "model": model}, _keyed(shared, url, trusted), base_dir)
+    defaults = {**ANSWER_DEFAULTS, "prompt": DATED_PROMPT} if dated else ANSWER_DEFAULTS
+    answer = _model({**defaults, **plain, "url": url, "model": model}, _keyed(shared, url, trusted), base_dir)
     judged = plain.get("judge", False)
     judge_settings = None
     if judge or judged:
@@ -199,7 +215,10 @@ def resolve(block: Mapping[str, Any], env: Mapping[str, str], *, base_dir: str =
         judged_url = str(overrides.get("url") or url)
         judge_settings = _model({**JUDGE_DEFAULTS, "url": url, "model": model, **overrides},
                                 _keyed(shared, judged_url, trusted), base_dir)
-    return LlmSettings(answer, judge_settings, CacheSettings(cache_folder(env) if cache else None, salt))
+    named = judged.get("model") if isinstance(judged, Mapping) else None
+    return LlmSettings(answer, judge_settings, CacheSettings(cache_folder(env) if cache else None, salt),
+                       judge_model=_env(env, "EVAL_JUDGE_MODEL") or (str(named) if named else None),
+                       judge_repeats=judge_repeats)
 
 
 def _keyed(shared: Mapping[str, Any], url: str, trusted: set[str]) -> dict[str, Any]:
@@ -233,8 +252,8 @@ def _model(values: Mapping[str, Any], shared: Mapping[str, Any], base_dir: str) 
             raise UsageError(f"--llm: no API key for {settings.endpoint}: set EVAL_LLM_KEY (or OPENROUTER_API_KEY), "
                              "or point EVAL_LLM_URL at a local server")
         settings = replace(settings, key=LOCAL_KEY)
-    settings.prompt.render({"pack": "", "question": "", "reference": "", "alternatives": "", "stale": "",
-                            "candidate": ""})
+    settings.prompt.render({"pack": "", "question": "", "asked_at": "", "reference": "", "alternatives": "",
+                            "stale": "", "candidate": ""})
     return settings
 
 

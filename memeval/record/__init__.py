@@ -7,24 +7,25 @@ read its typed fields. :meth:`RunRecord.to_json` and :meth:`RunRecord.from_json`
 run.json exactly (same keys, order and values).
 """
 
-from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Count, Incurred, JudgeSummary, Leniency,
-                                     ModelSide, Planted, Prompt, Sampling)
-from memeval.record.benchmark import BenchmarkInfo, GraderRecord
+from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Consistency, Count, Incurred, JudgeSummary,
+                                     Leniency, ModelSide, Planted, Prompt, Sampling)
+from memeval.record.benchmark import BenchmarkInfo, BenchmarkJudge, GraderRecord, JudgeSampling, TemplateUsed
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.errata import Disputed, ErrataRecord, ErrataResult
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
                                 MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
                                 Stuffing, SuiteInfo, SweepNote, Totals)
-from memeval.record.setup import DatasetSetup, EngineSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.record.setup import DatasetSetup, EngineSetup, GraderJudgeSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
 from memeval.record.values import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeStatus, Route,
                                    ScenarioStatus, Style, TimingLabel, Unit)
 
 __all__ = [
-    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo",
+    "FORMAT_VERSION", "KPI_GROUPS", "PHASES", "STYLES", "Agreement", "AnswerCall", "Answerer", "BenchmarkInfo", "BenchmarkJudge", "Consistency",
+    "JudgeSampling", "TemplateUsed",
     "Better", "Builds", "GraderRecord", "Disputed", "ErrataRecord", "ErrataResult",
-    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GradingSetup",
+    "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GraderJudgeSetup", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",

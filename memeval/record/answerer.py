@@ -140,11 +140,25 @@ class Leniency:
 
 
 @dataclass(frozen=True)
+class Consistency:
+    """Self-consistency of a judge over repeated judging of the same answers (``--judge-repeats``)."""
+
+    repeats: int
+    """How many times each answer was judged (distinct cache salts, so every call was made)."""
+    unanimous: int
+    """Answers whose verdicts agree in every repeat."""
+    n: int
+    """Answers with a verdict in every repeat."""
+    fleiss_kappa: float | None
+    """Fleiss' κ over those answers, the repeats as raters (None: undefined, e.g. every verdict the same)."""
+
+
+@dataclass(frozen=True)
 class JudgeSummary(ModelSide):
     """The LLM judge's run over the model answers."""
 
     calls: int
-    """Verdicts returned (leniency checks included)."""
+    """Verdicts returned (leniency checks and ``--judge-repeats`` included)."""
     tokens: int | None
     """Tokens of those calls (None: unknown)."""
     cost_usd: float | None
@@ -157,6 +171,8 @@ class JudgeSummary(ModelSide):
     """The leniency check."""
     stopped: str | None
     """Why the judge stopped early (one line); None when it did not."""
+    consistency: Consistency | None = omitted(default=None)
+    """Agreement of the verdicts over ``--judge-repeats`` (None: judged once)."""
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,14 @@ class ProbeResult:
     """Items (documents, learnings, turns) the scenario wrote to the probe's tenant (None: an older record)."""
     disputed: bool | None = omitted(default=None)
     """True: the suite's errata file disputes its gold, so no headline rate counts it (None: not disputed)."""
+    grader_reason: str | None = omitted(default=None)
+    """Why an answered question has no ``grader_score`` (a skipped category, a failed call, no verdict); else None."""
+    grades: dict[str, float | None] | None = omitted(default=None)
+    """Each benchmark grader's score of the answer by grader name (LoCoMo: ``locomo-f1`` beside ``mem0-j``; None: none)."""
+    asked_at: str | None = omitted(default=None)
+    """When the question is asked, ISO 8601 without a zone (a benchmark's question date; None: undated)."""
+    gold: str | None = omitted(default=None)
+    """The benchmark's gold answer for its judge where it is not ``expect[0]`` (an ``_abs`` explanation; None: expect[0])."""
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memeval.record.answerer import Prompt, Sampling
+from memeval.record.benchmark import JudgeSampling
 from memeval.record.codec import Json, JsonObject, omitted  # noqa: F401 (Json: JsonObject's forward reference resolves here)
 
 
@@ -96,6 +97,20 @@ class ModelSetup:
 
 
 @dataclass(frozen=True)
+class GraderJudgeSetup:
+    """A benchmark's judge grader: what moves its verdicts."""
+
+    grader: str
+    """The grader and its version (``longmemeval-judge-1``)."""
+    model: str
+    """The judge model asked for."""
+    sampling: JudgeSampling
+    """Its sampling."""
+    templates: dict[str, str]
+    """Each template's sha256 by the questions it judges."""
+
+
+@dataclass(frozen=True)
 class EngineSetup:
     """The memory under test: engine, adapter and server versions, flags and settings."""
 
@@ -135,3 +150,5 @@ class Setup:
     """The retrieval depth relative to the haystack (None: the haystacks are not in the resolved spec, e.g. a streamed dataset)."""
     errata: ErrataSetup | None = omitted(default=None)
     """The errata file (None: the suite declares none)."""
+    grader_judge: GraderJudgeSetup | None = omitted(default=None)
+    """The benchmark's judge grader (None: none ran; left out, so older fingerprints stay as they were)."""

@@ -193,6 +193,10 @@ def answerer_rows(a: Answerer | None) -> list[tuple[str, str]]:
              + (f"; accepted {wrongly}" if wrongly else "")),
             ("Judge cost", f"{judge.calls} calls, {fmt_num(judge.tokens, 0)} tokens, {_usd(judge.cost_usd)}"),
         ]
+        if judge.consistency:
+            from memeval.report.benchmark import fmt_consistency  # one wording for both judges
+
+            rows.append(("Judge self-consistency", fmt_consistency(judge.consistency)))
         if judge.stopped:
             rows.append(("Judge stopped", judge.stopped))
     return [(label, value.replace("|", "\\|")) for label, value in rows]

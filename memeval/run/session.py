@@ -71,6 +71,7 @@ class RunRequest:
     scheduler: str | None = None
     workers: int | None = None
     shard: str | None = None
+    judge_repeats: int = 1
 
 
 def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
@@ -161,7 +162,8 @@ def _resumed(req: RunRequest, resume: str) -> RunRequest:
                    judge=req.judge or bool(asked.get("judge")), cache_salt=req.cache_salt or asked.get("cache_salt", ""),
                    enrich_wait_s=_given(req.enrich_wait_s, asked.get("enrich_wait_s")),
                    settle_timeout_s=_given(req.settle_timeout_s, asked.get("settle_timeout_s")),
-                   shard=req.shard or asked.get("shard"))
+                   shard=req.shard or asked.get("shard"),
+                   judge_repeats=req.judge_repeats if req.judge_repeats > 1 else int(asked.get("judge_repeats") or 1))
 
 
 def _given(value: float | None, journal: float | None) -> float | None:
@@ -172,7 +174,8 @@ def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
     """What a resume repeats: the engine (its definition file, absolute) and the options given."""
     engine = os.path.abspath(engine_def.file) if engine_def.file else engine_def.name
     return {"engine": engine, "keep": req.keep, "llm": req.llm, "judge": req.judge, "cache_salt": req.cache_salt,
-            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s, "shard": req.shard}
+            "enrich_wait_s": req.enrich_wait_s, "settle_timeout_s": req.settle_timeout_s, "shard": req.shard,
+            "judge_repeats": req.judge_repeats}
 
 
 def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:
@@ -184,8 +187,9 @@ def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions
 def _answerer_settings(suite: Suite, req: RunRequest) -> LlmSettings:
     from memeval.llm.settings import resolve
 
+    dated = suite.dataset is not None or any(p.asked_at for s in suite.scenarios for p in s.probes)
     return resolve(suite.llm, os.environ, base_dir=os.path.dirname(req.suite_file), judge=req.judge,
-                   cache=req.cache, salt=req.cache_salt)
+                   cache=req.cache, salt=req.cache_salt, dated=dated, judge_repeats=req.judge_repeats)
 
 
 def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -> RunRecord:
@@ -200,8 +204,9 @@ def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -
     latest = derive(latest)
     summary = latest.answerer
     if summary is not None:
-        stops = {summary.stopped, summary.judge.stopped if summary.judge else None}
-        for line in summary_lines(summary):
+        bench = latest.benchmark.judge if latest.benchmark else None
+        stops = {summary.stopped, summary.judge.stopped if summary.judge else None, bench.stopped if bench else None}
+        for line in summary_lines(summary, bench):
             if not quiet or line in stops:  # --quiet keeps why the answerer stopped, not the tally
                 echo(line)
     return latest

@@ -41,7 +41,8 @@ def blank_result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus,
                        status=status, reason=reason, hit=None, rank=None, rr=None, section=None, stale_present=None,
                        stale_first=None, fresh_first=None, leak_checked=False, leak=None, leaked=(), invented=None,
                        answer=None, answer_ok=None, llm_answer=None, llm_ok=None, llm_tokens=None, llm_cost_usd=None,
-                       captured=None, ms=None, tokens=None, units=None, pack=None, category=probe.category)
+                       captured=None, ms=None, tokens=None, units=None, pack=None, category=probe.category,
+                       asked_at=probe.asked_at, gold=probe.gold)
 
 
 def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens: int, ms: float,

@@ -13,9 +13,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from memeval.record import BenchmarkInfo, ModelSide, RunRecord
+from memeval.record import BenchmarkInfo, BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
-from memeval.record.setup import DatasetSetup, EngineSetup, ErrataSetup, GradingSetup, ModelSetup, PackSetup, Setup
+from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup,
+                                  PackSetup, Setup)
 from memeval.score.haystack import depth
 from memeval.spec.model import Defaults, Policy
 
@@ -53,6 +54,7 @@ def scoring_setup(record: RunRecord) -> Setup:
                            {k: v for k, v in engine.settings.items() if k not in WHERE}),
         retrieval=depth(record.probes, spec, pack.budget_tokens, pack.learnings + pack.brain + pack.history + pack.team),
         errata=None if errata is None else ErrataSetup(errata.sha256, errata.count),
+        grader_judge=_grader_judge(record.benchmark.judge if record.benchmark else None),
     )
 
 
@@ -105,6 +107,13 @@ def _upstream(benchmark: BenchmarkInfo | None) -> tuple[str, ...] | None:
         return None
     return tuple(f"{g.name} {g.version}: {g.upstream_repo} {g.upstream_file} @ {g.upstream_commit}"
                  for g in benchmark.graders)
+
+
+def _grader_judge(judge: BenchmarkJudge | None) -> GraderJudgeSetup | None:
+    if judge is None:
+        return None
+    return GraderJudgeSetup(f"{judge.grader.name}-{judge.grader.version}", judge.model, judge.sampling,
+                            {t.key: t.sha256 for t in judge.templates})
 
 
 def _model(side: ModelSide | None) -> ModelSetup | None:

@@ -5,14 +5,16 @@
 - :func:`schema_instance`: the value a structured-output call returns: the smallest instance of
   the JSON Schema, with top-level arrays of objects filled from the request's capitalised
   words (entity names) and its text (a MOCK extraction: a copy, never an understanding).
-- :func:`object_reply`: the answer to a ``json_object`` call: ``{}``, except for a mem0-style
+- :func:`object_reply`: the answer to a ``json_object`` call: a judge-shaped prompt's label
+  (``{"label": "CORRECT"}`` or ``WRONG``, by :func:`judge_reply`), else ``{}``, except for a mem0-style
   extraction prompt, where every non-empty line of its ``## New Messages`` section (without the
   ``user:`` / ``assistant:`` prefix) comes back as one memory, ``{"memory": [{"text": …}]}``.
   A copy, not an extraction: it measures the wiring of an engine that calls a model, never the
   model's judgement.
 - :func:`extractive_reply`: a plain chat answer TAKEN FROM THE CONTEXT: the context line
   sharing the most content words with the question, or ``unknown``.
-- :func:`judge_reply`: a crude stand-in for an LLM judge (memeval's ``judge-v1`` prompt shape):
+- :func:`judge_reply`: a crude stand-in for an LLM judge (memeval's ``judge-v1`` prompt shape, and
+  the benchmarks' judge prompts):
   ``yes`` iff the candidate answer holds every content word of the reference answer or of one
   acceptable alternative. Word order, numbers shorter than three digits, outdated values and
   negation are invisible to it, which makes it lenient in known, deterministic ways.
@@ -42,7 +44,10 @@ STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[a-z0-9]+")
 _QUESTION = re.compile(r"^\s*question\s*:\s*", re.IGNORECASE)
-_JUDGE_LINE = re.compile(r"^\s*(reference answer|also acceptable|candidate answer)\s*:\s*(.*)$", re.IGNORECASE)
+_CANDIDATE = ("candidate answer", "model response", "assistant's response", "generated answer")
+_REFERENCE = ("reference answer", "correct answer", "correct (current) answer", "gold answer")
+_JUDGE_LINE = re.compile(r"^\s*(" + "|".join(re.escape(n) for n in (*_CANDIDATE, *_REFERENCE, "also acceptable"))
+                         + r")\s*:\s*(.*)$", re.IGNORECASE)
 _NEW_MESSAGES = "## New Messages"
 _ROLE_PREFIX = re.compile(r"^(?:user|assistant|system):\s*", re.IGNORECASE)
 _LINE_PREFIX = re.compile(r"^\s*(?:[-*]\s+)?(?:\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\]\s*(?:[A-Za-z_]+:\s*)?)?")
@@ -218,21 +223,30 @@ def split_question(messages: list[Any]) -> tuple[str, list[str]]:
 
 
 def judge_reply(messages: list[Any]) -> str | None:
-    """``yes`` or ``no`` when the last user message is judge-shaped (``Reference answer:`` and
-    ``Candidate answer:`` lines; ``Also acceptable:`` lines are alternatives), else None."""
+    """``yes`` or ``no`` when the last user message is judge-shaped, else None. Judge-shaped: a
+    candidate line (``Candidate answer:``, or the benchmarks' ``Model Response:``, ``Assistant's
+    response:``, ``Generated answer:``) and a reference line (``Reference answer:``, ``Correct
+    answer:``, ``Gold answer:``; ``Also acceptable:`` lines are alternatives): yes iff the
+    candidate holds every content word of a reference. A candidate without any reference line
+    (LongMemEval's abstention prompt) is judged yes iff it says ``unknown``."""
     users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
     fields = [_JUDGE_LINE.match(line) for line in message_text(users[-1]).splitlines()] if users else []
     found = [(m.group(1).lower(), m.group(2)) for m in fields if m]
-    candidates = [text for name, text in found if name == "candidate answer"]
-    if not candidates or not any(name == "reference answer" for name, _ in found):
+    candidates = [text for name, text in found if name in _CANDIDATE]
+    if not candidates:
         return None
+    references = [text for name, text in found if name not in _CANDIDATE]
+    if not any(name in _REFERENCE for name, _ in found):
+        return "yes" if UNKNOWN in candidates[-1].lower() else "no"
     held = content_words(candidates[-1])
-    references = [text for name, text in found if name != "candidate answer"]
     return "yes" if any(content_words(r) <= held for r in references) else "no"
 
 
 def object_reply(messages: list[Any]) -> dict[str, Any]:
     """The ``json_object`` answer for a chat (see the module docstring); deterministic."""
+    verdict = judge_reply(messages)
+    if verdict is not None:  # a judge asking for a JSON label, as mem0's J does
+        return {"reasoning": "MOCK: a word-set comparison", "label": "CORRECT" if verdict == "yes" else "WRONG"}
     users = [message_text(m) for m in messages if isinstance(m, dict) and m.get("role") == "user"]
     prompt = users[-1] if users else ""
     start = prompt.find(_NEW_MESSAGES)

@@ -13,8 +13,10 @@ from typing import Any
 
 from memeval.datasets.importer import open_selection
 from memeval.datasets.source import Selection
+from memeval.datasets.judge import JUDGED_FORMAT, TEMPLATE_KEYS, template_file
 from memeval.datasets.yamlout import probe_id, scenario_id
 from memeval.errors import SpecIssue, UsageError
+from memeval.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
 
@@ -35,13 +37,58 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
         key = found.group(1) if found and found.group(1) in raw else None
         line, col = marks.at(("dataset", key) if key else ("dataset",), key=key is None)
         return None, [SpecIssue(path, line, col, f"dataset.{key}" if key else "dataset", str(err))]
+    prompts, issues = _prompts(raw, path, marks, dataset.format)
+    if issues:
+        return None, issues
     line, col = marks.at(("dataset",), key=True)
     questions = tuple(q for u in dataset.units for q in u.question_ids if q in chosen)
     return DatasetSource(
         format=dataset.format, path=where, variant=dataset.variant, sha256=dataset.sha256, questions=questions,
         units=tuple(scenario_id(dataset.format, u.id) for u in units), epoch=epoch.strftime("%Y-%m-%dT%H:%M:%SZ"),
         only=selection.only, limit=selection.limit, sample=selection.sample, seed=selection.seed,
-        grader=raw.get("grader"), origin=Origin(path, line, col, "dataset"),
+        grader=raw.get("grader"), prompts=prompts, origin=Origin(path, line, col, "dataset"),
         keys=tuple((q, scenario_id(dataset.format, u.id), probe_id(dataset.format, q)) for u in dataset.units
                    for q in u.question_ids),
     ), []
+
+
+def _prompts(raw: dict[str, Any], path: str, marks: Marks, fmt: str) -> tuple[tuple[tuple[str, str], ...], list[SpecIssue]]:
+    """The ``prompts:`` templates as (key, file resolved against the suite's folder), each key one
+    the grader judges with and each file readable text; else the issues saying what to fix."""
+    given: dict[str, str] = raw.get("prompts") or {}
+    if not given:
+        return (), []
+    grader = raw.get("grader")
+    keys = TEMPLATE_KEYS.get(grader or "", ())
+    if not keys or JUDGED_FORMAT[grader or ""] != fmt:
+        line, col = marks.at(("dataset", "prompts"), key=True)
+        return (), [SpecIssue(path, line, col, "dataset.prompts", "prompts are for a judge grader: add grader: "
+                              f"{'longmemeval-judge' if fmt == 'longmemeval' else 'mem0-j'} (this file is {fmt})")]
+    issues, out = [], []
+    for key, file in given.items():
+        line, col = marks.at(("dataset", "prompts", key), key=True)
+        if key not in keys:
+            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", f"unknown prompt key {key!r} for "
+                                    f"{grader}{did_you_mean(key, list(keys))}; use one of {', '.join(keys)}"))
+            continue
+        where = os.path.normpath(os.path.join(os.path.dirname(path), file))
+        problem = _unusable(where)
+        if problem:
+            line, col = marks.at(("dataset", "prompts", key))
+            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", problem))
+        out.append((key, where))
+    return tuple(out), issues
+
+
+def _unusable(file: str) -> str | None:
+    """Why the template ``file`` cannot judge (unreadable, or placeholders it cannot fill), with
+    the fix; None when it can. Read and filled now, so it stops the run before any engine call."""
+    try:
+        template = template_file(file)
+    except UsageError as err:
+        return f"{err}; give a text file's path relative to the suite file"
+    try:
+        template.render("question", "answer", "response")
+    except UsageError as err:
+        return str(err)
+    return None

@@ -267,4 +267,5 @@ def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[s
         groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
         category=p.get("category"), evidence=tuple(p.get("evidence", [])), answer_only=p.get("answer_only", False),
+        asked_at=p.get("asked_at"), gold=p.get("gold"),
     )

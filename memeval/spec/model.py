@@ -124,6 +124,10 @@ class Probe:
     category: str | None = None
     evidence: tuple[str, ...] = ()
     answer_only: bool = False
+    asked_at: str | None = None
+    """When the question is asked (ISO 8601, no zone; a benchmark's question date); None: undated."""
+    gold: str | None = None
+    """The benchmark's gold answer for a judge grader, where it is not ``expect[0]``."""
 
     @property
     def scored(self) -> bool:
@@ -216,6 +220,8 @@ class DatasetSource:
     sample: int | None = None
     seed: int = 0
     grader: str | None = None
+    prompts: tuple[tuple[str, str], ...] = ()
+    """The suite's own judge templates: (key, file resolved against the suite's folder)."""
     origin: Origin | None = None
     keys: tuple[tuple[str, str, str], ...] = ()
     """Every question of the file (selected or not) as (question id, scenario id, probe id)."""

@@ -130,3 +130,28 @@ def test_a_killed_dataset_run_resumes_question_by_question(tmp_path, capsys):
     assert "scenario locomo-conv-26: taken from the checkpoint" in text and "scenario locomo-conv-30: running" in text
     assert "progress: 2/2 units done" in text
     assert {p.scenario for p in read_run(str(out / "run.json")).probes} == {"locomo-conv-26", "locomo-conv-30"}
+
+
+@pytest.mark.parametrize("fmt, extra, where, words", [
+    ("longmemeval", "  grader: longmemeval-judge\n  prompts:\n    temporal: t.txt\n", ":8:5",
+     "unknown prompt key 'temporal' for longmemeval-judge (did you mean 'temporal-reasoning'?); use one of"),
+    ("longmemeval", "  grader: longmemeval-judge\n  prompts:\n    abstention: missing.txt\n", ":8:17",
+     "cannot read the prompt template"),
+    ("locomo", "  grader: mem0-j\n  prompts:\n    temporal-reasoning: t.txt\n", ":8:5", "use one of j"),
+    ("locomo", "  grader: mem0-j\n  prompts:\n    j: broken.txt\n", ":8:8", "cannot be filled ('query')"),
+    ("locomo", "  grader: locomo-f1\n  prompts:\n    j: t.txt\n", ":7:3", "prompts are for a judge grader: add grader: mem0-j"),
+])
+def test_a_judge_template_that_cannot_be_used_is_a_spec_error(tmp_path, capsys, fmt, extra, where, words):
+    (tmp_path / "t.txt").write_text("Question: {question} {answer} {response}")
+    (tmp_path / "broken.txt").write_text("Question: {query}")
+    suite = _dataset_suite(tmp_path, fmt, extra)
+    assert cli(["run", str(suite), "--out", str(tmp_path / "run"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{suite}{where}" in err and words in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_judge_template_beside_the_suite_loads(tmp_path):
+    (tmp_path / "t.txt").write_text("Question: {question} {answer} {response}")
+    suite = load_suite(str(_dataset_suite(tmp_path, "locomo", "  grader: mem0-j\n  prompts: {j: t.txt}\n")))
+    assert suite.dataset is not None and suite.dataset.prompts == (("j", str(tmp_path / "t.txt")),)

@@ -46,6 +46,7 @@ def test_longmemeval_import_maps_each_question_to_its_own_dated_scenario(lme_sui
     assert probe["expect"] == ["Business Administration"] and probe["category"] == "single-session-user"
     assert probe["evidence"] == ["answer_280352e9:0"]
     assert probe["x-question_date"] == "2023/05/30 (Tue) 23:17" and probe["x-asked_day"] == 140
+    assert probe["asked_at"] == "2023-05-30T23:17"  # the asking time, given to the model answerer
     assert _load(out / "scenarios" / "lme-118b2229.yaml")["probes"][0]["expect"] == ["3"]
 
 
@@ -79,7 +80,8 @@ def test_locomo_import_prints_the_category_map_and_maps_category_5_to_abstention
     assert probes["conv-26-q6"]["abstain"] is True and probes["conv-26-q6"]["answer_only"] is True
     assert "forbid" not in probes["conv-26-q6"] and probes["conv-26-q6"]["x-adversarial_answer"] == "a sunrise"
     assert probes["conv-26-q7"]["abstain"] is True and probes["conv-26-q6"]["groups"] == ["abstention"]
-    assert probes["conv-26-q4"]["expect"] == ["adoption"] and probes["conv-26-q4"]["x-answer"].startswith("adoption;")
+    assert probes["conv-26-q4"]["expect"] == ["adoption"] and probes["conv-26-q4"]["gold"].startswith("adoption;")
+    assert {p["asked_at"] for p in probes.values()} == {"2023-05-25T10:04"}  # the last session (session_3 is empty)
     assert probes["conv-26-q3"]["category"] == "multi-hop" and probes["conv-26-q3"]["evidence"] == ["D1:2", "D2:1"]
     assert probes["conv-26-q5"]["expect"] == ["1"]
     assert cli(["validate", str(tmp_path / "lc" / "suite.yaml")]) == 0

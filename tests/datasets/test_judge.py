@@ -13,24 +13,29 @@ def _flat(request):
     return " ".join(request.prompt.split())
 
 
-def test_abstention_is_chosen_by_the_id_suffix_before_the_type():
-    assert lme_prompt_key("temporal-reasoning", "gpt4_2655b836_abs") == "abstention"
-    assert lme_prompt_key("temporal-reasoning", "gpt4_2655b836") == "temporal-reasoning"
-    assert lme_prompt_key("multi-session", "x") == lme_prompt_key("single-session-assistant", "y") == "answer"
-    with pytest.raises(UsageError, match="unknown question type"):
-        lme_prompt_key("single_hop", "z")
+def test_abstention_is_chosen_before_the_type():
+    assert lme_prompt_key("temporal-reasoning", True) == "abstention"
+    assert lme_prompt_key("temporal-reasoning", False) == "temporal-reasoning"
+    templates = lme_templates()
+    shared = {templates[t].sha256 for t in ("multi-session", "single-session-assistant", "single-session-user")}
+    assert len(shared) == 1 and templates["multi-session"].name == "lme-answer"  # upstream's one prompt for the three
+    with pytest.raises(UsageError, match="unknown LongMemEval question type"):
+        lme_prompt_key("single_hop", False)
+    # a temporal _abs question: the abstention prompt, not the off-by-one rule
+    abs_temporal = lme_request(templates, "temporal-reasoning", True, "How many days?", "Never said", "unknown")
+    assert abs_temporal.template == "lme-abstention" and "off by exactly one" not in " ".join(abs_temporal.prompt.split())
 
 
 def test_each_type_gets_its_rule_and_every_prompt_ends_yes_or_no():
     templates = lme_templates()
     assert all(t.text.rstrip().endswith("Answer yes or no only.") for t in templates.values())
-    temporal = lme_request(templates, "temporal-reasoning", "q1", "How many days between?", "18 days", "19 days")
+    temporal = lme_request(templates, "temporal-reasoning", False, "How many days between?", "18 days", "19 days")
     assert "off by exactly one" in _flat(temporal) and "19 days for a correct answer of 18 days is a yes" in _flat(temporal)
-    update = lme_request(templates, "knowledge-update", "q2", "Where is the key?", "under the pot", "It was in the mailbox, now under the pot")
+    update = lme_request(templates, "knowledge-update", False, "Where is the key?", "under the pot", "It was in the mailbox, now under the pot")
     assert "may also mention what was true before" in _flat(update)
-    pref = lme_request(templates, "single-session-preference", "q3", "Suggest an activity", "hiking rubric", "Go hiking")
+    pref = lme_request(templates, "single-session-preference", False, "Suggest an activity", "hiking rubric", "Go hiking")
     assert "Rubric" in pref.prompt and "need not cover every point" in _flat(pref)
-    abstain = lme_request(templates, "single-session-user", "q4_abs", "What degree in music?", "Never said", "I don't know")
+    abstain = lme_request(templates, "single-session-user", True, "What degree in music?", "Never said", "I don't know")
     assert "unanswerable" in abstain.prompt and "Never said" in abstain.prompt
     assert (temporal.temperature, temporal.max_tokens, temporal.model) == (0.0, 10, "gpt-4o-2024-08-06")
     assert temporal.template_sha256 == hashlib.sha256(templates["temporal-reasoning"].text.encode()).hexdigest()
@@ -68,10 +73,10 @@ def test_a_user_template_replaces_a_shipped_one_and_is_recorded_by_sha256(tmp_pa
     upstream_style = tmp_path / "temporal.txt"
     upstream_style.write_text("Question: {}\n\nCorrect Answer: {}\n\nModel Response: {}\n\nAnswer yes or no only.")
     templates = lme_templates({"temporal-reasoning": upstream_style})
-    request = lme_request(templates, "temporal-reasoning", "q", "How long?", "18 days", "19 days")
+    request = lme_request(templates, "temporal-reasoning", False, "How long?", "18 days", "19 days")
     assert request.prompt.startswith("Question: How long?\n\nCorrect Answer: 18 days\n\nModel Response: 19 days")
     assert request.template_sha256 == hashlib.sha256(upstream_style.read_bytes()).hexdigest()
-    assert templates["answer"].source == "shipped" and templates["temporal-reasoning"].source == str(upstream_style)
+    assert templates["multi-session"].source == "shipped" and templates["temporal-reasoning"].source == str(upstream_style)
     mem0_style = tmp_path / "j.txt"
     mem0_style.write_text("Q {question} G {gold_answer} A {generated_answer} {{\"label\"}}")
     assert j_request(template_file(mem0_style), "q", "g", "a").prompt == 'Q q G g A a {"label"}'

@@ -1,0 +1,172 @@
+"""A benchmark's judge grader run over a record's model answers: LongMemEval's judge
+(``longmemeval-judge``) or mem0's J on LoCoMo (``mem0-j``), as the suite's ``dataset.grader`` selects.
+
+Every answered question (both phases; identical requests are asked once through the cache) gets
+one judge call built by :mod:`memeval.datasets.judge` (its question type's prompt, the
+abstention prompt for any abstention question, the user's templates from ``dataset.prompts``)
+and sent as upstream sends it: the prompt alone as the user message, temperature 0, 10 tokens
+for LongMemEval, no token limit and a JSON object reply for J. The verdict rule is upstream's:
+``grader_score`` 1.0 or 0.0, or null with ``grader_reason`` (a failed call, a reply J cannot
+read, a category the grader skips: J never scores category 5, which is recorded as skipped,
+not wrong).
+
+**Which model.** ``EVAL_JUDGE_MODEL``, else the suite's ``llm.judge.model``, else the grader's
+official judge model (``gpt-4o-2024-08-06``, ``gpt-4o-mini``; written ``openai/…`` on OpenRouter,
+the default endpoint). Never the answerer's model by default: a model grading its own answers is
+not the benchmark's setup. The endpoint and key are the judge's (``llm.judge.url``) when the run
+has a judge, else the answerer's. run.json's ``benchmark.judge`` records the model asked for,
+the official one and the names the endpoint served, the sampling, and every template by name,
+sha256 and source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from memeval.datasets.judge import (J_PROMPT_KEY, LOCOMO_J, LONGMEMEVAL_JUDGE, LONGMEMEVAL_JUDGE_MODEL,
+                                    MEM0_JUDGE_MODEL, JudgeRequest, PromptTemplate, j_applies, j_request, j_verdict,
+                                    lme_request, lme_templates, lme_verdict, shipped_template, template_file)
+from memeval.datasets.model import LOCOMO_CATEGORIES, LONGMEMEVAL_TYPES
+from memeval.llm.client import Batch, Reply
+from memeval.llm.consistency import consistency, repeat_salt
+from memeval.llm.settings import LlmSettings, ModelSettings, Prompt
+from memeval.record import BenchmarkJudge, CacheInfo, Incurred, JudgeSampling, ProbeResult, RunRecord, TemplateUsed
+from memeval.record.codec import from_json
+
+JUDGES = {LONGMEMEVAL_JUDGE.name: LONGMEMEVAL_JUDGE_MODEL, LOCOMO_J.name: MEM0_JUDGE_MODEL}
+"""The judge graders and their official judge models."""
+_VERBATIM_SOURCE = "{% block system %}{% endblock %}{% block user %}{{ prompt }}{% endblock %}"
+VERBATIM = Prompt("verbatim", hashlib.sha256(_VERBATIM_SOURCE.encode()).hexdigest(), _VERBATIM_SOURCE)
+"""The client prompt a judge request goes through: its text as the user message, no system message."""
+_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
+Plan = JudgeRequest | str  # a request, or why the question is not judged
+SKIPPED = "skipped: mem0's J does not score category 5 (adversarial)"
+
+
+def applies(record: RunRecord) -> bool:
+    """Whether ``record`` is a benchmark run whose grader is a judge and which has model answers."""
+    return record.benchmark is not None and record.benchmark.grader in JUDGES and record.answerer is not None
+
+
+def bench_judge_record(record: RunRecord, settings: LlmSettings) -> RunRecord:
+    """``record`` with the judge grader's ``grader_score`` (and ``grader_reason``, ``grades``) on
+    every answered question and its run in ``benchmark.judge``; unchanged when it does not
+    :func:`apply <applies>`. Never raises for a failing or refusing endpoint (see ``stopped``).
+
+    Raises:
+        UsageError: a template file named in the suite cannot be read or filled.
+    """
+    if not applies(record):
+        return record
+    info = record.benchmark
+    assert info is not None
+    grader = info.grader
+    templates = templates_of(record)
+    model_settings = judge_settings(settings, grader)
+    answered = [p for p in record.probes if p.scored and p.llm_answer is not None]
+    plans = {p.key: _plan(grader, templates, p, model_settings.model) for p in answered}
+    asked = [p for p in answered if isinstance(plans[p.key], JudgeRequest)]
+    jobs = [{"prompt": plan.prompt} for p in asked if isinstance(plan := plans[p.key], JudgeRequest)]
+    batch = Batch(model_settings, settings.cache)
+    try:
+        rounds = [batch.run(jobs, salt=repeat_salt(settings.cache.salt, i)) for i in range(1, settings.judge_repeats + 1)]
+    finally:
+        batch.close()
+    first = {p.key: rounds[0][i] for i, p in enumerate(asked)}  # the verdict recorded: the first repeat's
+    probes = tuple(_graded(p, grader, plans[p.key], first.get(p.key)) if p.key in plans else p for p in record.probes)
+    verdicts = [[_verdict(grader, r[i]) for r in rounds] for i in range(len(asked))]
+    summary = _summary(record, batch, model_settings, templates, probes, rounds, verdicts)
+    return replace(record, probes=probes, benchmark=replace(info, judge=summary))
+
+
+def judge_settings(settings: LlmSettings, grader: str) -> ModelSettings:
+    """The judge grader's model settings: the judge's endpoint (else the answerer's), the model
+    named for it (else the official one) and upstream's sampling."""
+    base = settings.judge or settings.answer
+    model = settings.judge_model or official_name(JUDGES[grader], base.url)
+    json_reply = grader == LOCOMO_J.name
+    return replace(base, model=model, prompt=VERBATIM, temperature=0.0, max_tokens=None if json_reply else 10,
+                   json_reply=json_reply)
+
+
+def official_name(model: str, url: str) -> str:
+    """The official judge model as the endpoint names it: ``openai/<model>`` on OpenRouter."""
+    return f"openai/{model}" if (urlsplit(url).hostname or "").endswith("openrouter.ai") else model
+
+
+def templates_of(record: RunRecord) -> dict[str, PromptTemplate]:
+    """The grader's templates by key: the suite's ``dataset.prompts`` files (relative to the
+    suite file) over the shipped ones."""
+    dataset: Any = record.suite.resolved.get("dataset")
+    given: Mapping[str, str] = dataset.get("prompts") or {} if isinstance(dataset, Mapping) else {}
+    folder = os.path.dirname(record.suite.source)
+    files = {key: os.path.normpath(os.path.join(folder, str(path))) for key, path in given.items()}
+    if record.benchmark is not None and record.benchmark.grader == LOCOMO_J.name:
+        return {J_PROMPT_KEY: template_file(files[J_PROMPT_KEY]) if J_PROMPT_KEY in files else shipped_template("mem0-j")}
+    return lme_templates(files)
+
+
+def _plan(grader: str, templates: Mapping[str, PromptTemplate], p: ProbeResult, model: str) -> Plan:
+    gold = p.gold or (p.expect[0] if p.expect else None)
+    if grader == LOCOMO_J.name:
+        category = _IDS.get(p.category or "")
+        if category is None:
+            return f"not judged: {p.category!r} is not a LoCoMo category"
+        if not j_applies(category):
+            return SKIPPED
+        if gold is None:
+            return "not judged: no gold answer in the file"
+        return j_request(templates[J_PROMPT_KEY], p.question, gold, p.llm_answer or "", model)
+    if p.category not in LONGMEMEVAL_TYPES:
+        return f"not judged: {p.category!r} is not a LongMemEval question type"
+    if gold is None:
+        return "not judged: no gold answer in the file"
+    return lme_request(templates, p.category or "", p.abstain, p.question, gold, p.llm_answer or "", model)
+
+
+def _verdict(grader: str, result: Reply | str | None) -> bool | None:
+    if not isinstance(result, Reply):
+        return None
+    return j_verdict(result.text) if grader == LOCOMO_J.name else lme_verdict(result.text)
+
+
+def _graded(p: ProbeResult, grader: str, plan: Plan, result: Reply | str | None) -> ProbeResult:
+    """``p`` with the first repeat's verdict as its score, or null and the reason."""
+    verdict = _verdict(grader, result) if isinstance(plan, JudgeRequest) else None
+    if isinstance(plan, str):
+        reason: str | None = plan
+    elif verdict is not None:
+        reason = None
+    elif isinstance(result, Reply):
+        reason = "no verdict: the reply holds no JSON object with a label"
+    else:
+        reason = f"no verdict: {result}" if result else "no verdict: the judge stopped before asking"
+    score = None if verdict is None else float(verdict)
+    return replace(p, grader_score=score, grader_reason=reason, grades={**(p.grades or {}), grader: score})
+
+
+def _summary(record: RunRecord, batch: Batch, settings: ModelSettings, templates: Mapping[str, PromptTemplate],
+             probes: tuple[ProbeResult, ...], rounds: list[list[Reply | str | None]],
+             verdicts: list[list[bool | None]]) -> BenchmarkJudge:
+    info = record.benchmark
+    assert info is not None
+    grader = next(g for g in info.graders if g.name == info.grader)
+    answered = [p for p in probes if p.scored and p.llm_answer is not None]
+    side = batch.summary()  # the client's spend and cache: its JSON edge
+    return BenchmarkJudge(
+        grader=grader, endpoint=settings.endpoint, model=settings.model, official_model=JUDGES[info.grader],
+        served=tuple(side["incurred"].get("served") or ()) or None,
+        sampling=JudgeSampling(settings.temperature, settings.max_tokens, settings.json_reply),
+        templates=tuple(TemplateUsed(key, t.name, t.sha256, t.source) for key, t in templates.items()),
+        questions=len(answered), judged=sum(1 for p in answered if p.grader_score is not None),
+        skipped=sum(1 for p in answered if p.grader_reason == SKIPPED),
+        no_verdict=sum(1 for p in answered if p.grader_score is None and p.grader_reason != SKIPPED),
+        calls=sum(1 for r in rounds for x in r if isinstance(x, Reply)),
+        cache=from_json(CacheInfo, side["cache"], "judge.cache"), incurred=from_json(Incurred, side["incurred"], "judge.incurred"),
+        stopped=f"benchmark judge stopped: {batch.stopped}" if batch.stopped else None,
+        consistency=consistency(verdicts))
