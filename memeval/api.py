@@ -4,7 +4,7 @@
 
     suite = memeval.load_suite("specs/agent-memory.yaml")
     record = memeval.run(suite, engine="reference")          # a typed, frozen RunRecord
-    hits = next(k for k in record.kpis if k.name == "pack hit")
+    hits = next(k for k in record.kpis if k.name == "pack hit (synthesis)")
     print(hits.value, hits.n)
     memeval.publish(record, "out/")                          # run.json, run.md, run.html
     comparison = memeval.compare([memeval.read_run("a/run.json"), record])

@@ -25,7 +25,7 @@ def test_run_by_engine_name_returns_a_typed_record_and_writes_nothing(tmp_path, 
     monkeypatch.chdir(tmp_path)
     record = memeval.run(MINI, engine="reference", label="api")
     assert isinstance(record, memeval.RunRecord) and record.label == "api" and record.engine.name == "reference"
-    hits = next(k for k in record.kpis if k.name == "pack hit")
+    hits = next(k for k in record.kpis if k.name == "pack hit (synthesis)")
     assert hits.n and hits.value is not None
     assert list(tmp_path.iterdir()) == []  # no runs/ folder, no journal
     memeval.publish(record, str(tmp_path / "out"))
@@ -46,7 +46,7 @@ def test_compare_takes_records_and_paths(tmp_path) -> None:
     memeval.publish(first, str(tmp_path / "a"))
     second = memeval.run(MINI, label="b")
     text = memeval.render_comparison(memeval.compare([str(tmp_path / "a" / "run.json"), second]))
-    assert "b" in text and "pack hit" in text
+    assert "b" in text and "pack hit (synthesis)" in text
 
 
 @pytest.mark.parametrize("options", [{"settle_timeout_s": float("nan")}, {"settle_timeout_s": 0},

@@ -39,7 +39,7 @@ from memeval.run.session import RunRequest, run_session
 @click.option("--junit", "junit", default=None, type=click.Path(dir_okay=False),
               help="Also write JUnit XML here: one test case per probe.")
 @click.option("--fail-under", "fail_under", multiple=True, metavar="KPI=VALUE",
-              help="Exit 1 when KPI (e.g. pack_hit, pre_turn_p95_ms) is worse than VALUE; repeatable. "
+              help="Exit 1 when KPI (e.g. pack_hit_synthesis, pre_turn_p95_ms) is worse than VALUE; repeatable. "
                    "Rates as 0.9 or 90%.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="What stdout gets: the Markdown report, or one JSON summary for scripts.")

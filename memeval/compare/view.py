@@ -91,7 +91,7 @@ def _moved_line(m: Cells, unit: Unit) -> str:
 
 
 MARK_CLASS = {"▲": "better", "▼": "worse", "Δ": "changed", "~": "noise"}
-FRONTIER = {"accuracy": "pack hit", "latency_ms": "pre_turn p50", "tokens": "pack tokens (mean)"}
+FRONTIER = {"accuracy": "pack hit (synthesis)", "latency_ms": "pre_turn p50", "tokens": "pack tokens (mean)"}
 """The KPIs the frontier chart places each profile by (accuracy ↑, latency ↓, tokens ↓)."""
 
 

@@ -1,6 +1,6 @@
 """CI gates: conditions on KPIs that make ``memeval run`` exit 1 when a run does not meet them.
 
-A gate names a KPI by the slug of its name (``pack hit`` → ``pack_hit``; the unit may be added:
+A gate names a KPI by the slug of its name (``pack hit (synthesis)`` → ``pack_hit_synthesis``; the unit may be added:
 ``pre_turn p95`` → ``pre_turn_p95`` or ``pre_turn_p95_ms``) and holds a condition
 (``>= 0.9``, ``== 0``, ``<= 50``). Values are in the KPI's unit, except rates (percent KPIs),
 which are written as a fraction (``0.9``) or a percent (``90%``). A gate on a KPI the run did
@@ -85,7 +85,7 @@ def parse_fail_under(text: str, kpis: Sequence[Kpi] | None = None) -> Gate:
     direction (below it for ↑ KPIs, above it for ↓ ones; below for KPIs without one)."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise UsageError(f"--fail-under {text!r}: write KPI=VALUE, e.g. pack_hit=0.9")
+        raise UsageError(f"--fail-under {text!r}: write KPI=VALUE, e.g. pack_hit_synthesis=0.9")
     known = kpis if kpis is not None else known_kpis()
     kpi = _keys(known).get(key.strip())
     op = "<=" if kpi is not None and kpi.better == "down" else ">="

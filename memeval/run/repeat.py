@@ -23,7 +23,7 @@ from memeval.run.session import Echo, RunRequest, run_once
 from memeval.score.clustered import flip_rate, spread
 from memeval.score.kpi import METRICS_BY_NAME
 
-FLIP_KPIS = ("pack hit", "extractive answer", "model answer")
+FLIP_KPIS = ("pack hit (synthesis)", "extractive answer", "model answer")
 """The probe verdicts whose churn the report counts."""
 
 

@@ -20,7 +20,7 @@ from memeval.score.clustered import errata_ceiling
 from memeval.score.kpi import METRICS_BY_NAME
 from memeval.spec.model import Suite
 
-HEADLINE = ("pack hit", "extractive answer", "model answer")
+HEADLINE = ("pack hit (synthesis)", "extractive answer", "model answer")
 """The accuracy KPIs reported with the disputed probes apart."""
 
 

@@ -125,7 +125,7 @@ def _residue(p: ProbeResult) -> bool | None:
 BOTH: tuple[Phase, ...] = ("recall", "synthesis")
 PROBE_METRICS: tuple[ProbeMetric, ...] = (
     ProbeMetric("accuracy", "pack hit (recall)", "rate", lambda p: p.hit, ("recall",), ranked=True),
-    ProbeMetric("accuracy", "pack hit", "rate", lambda p: p.hit, ranked=True),
+    ProbeMetric("accuracy", "pack hit (synthesis)", "rate", lambda p: p.hit, ranked=True),
     ProbeMetric("accuracy", "MRR", "mean", lambda p: p.rr, ranked=True),
     ProbeMetric("accuracy", "extractive answer", "rate", lambda p: p.answer_ok),
     ProbeMetric("accuracy", "model answer", "rate", lambda p: p.llm_ok),
@@ -163,7 +163,7 @@ def compute_kpis(probes: Probes, scenarios: Sequence[ScenarioResult], timings: d
 
 def _gain(probes: Probes) -> Kpi:
     """Synthesis gain: pack-hit % after synthesis minus before, in points."""
-    syn = METRICS_BY_NAME[("accuracy", "pack hit")].outcomes(probes)
+    syn = METRICS_BY_NAME[("accuracy", "pack hit (synthesis)")].outcomes(probes)
     rec = METRICS_BY_NAME[("accuracy", "pack hit (recall)")].outcomes(probes)
     hit_syn, hit_rec = rate([bool(v) for v in syn.values()]), rate([bool(v) for v in rec.values()])
     gain = None if hit_syn.value is None or hit_rec.value is None else 100 * (hit_syn.value - hit_rec.value)

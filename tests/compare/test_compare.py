@@ -23,38 +23,38 @@ def cell(comparison: dict, name: str, profile: str) -> dict:
 
 def test_one_probe_flipping_is_within_noise():
     comparison = compare_records([run(hits(18, 20), profile="baseline"), run(hits(19, 20), profile="tweak")])
-    c = cell(comparison, "pack hit", "tweak")
+    c = cell(comparison, "pack hit (synthesis)", "tweak")
     assert (c["delta"], c["threshold"], c["p"], c["mark"]) == (5.0, 5.0, 1.0, "~")
     assert comparison["moved"] == {"tweak": []}
-    assert comparison["flips"]["tweak"][0] == {"kpi": "pack hit", "scenario": "s", "probe": "p18", "phase": "synthesis",
+    assert comparison["flips"]["tweak"][0] == {"kpi": "pack hit (synthesis)", "scenario": "s", "probe": "p18", "phase": "synthesis",
                                                 "before": "0/1", "after": "1/1", "change": "gained"}
 
 
 def test_many_probes_moving_is_a_move_with_its_p_value():
     comparison = compare_records([run(hits(10, 20), profile="baseline"), run(hits(20, 20), profile="tweak")])
-    c = cell(comparison, "pack hit", "tweak")
+    c = cell(comparison, "pack hit (synthesis)", "tweak")
     assert (c["delta"], c["gained"], c["lost"], c["mark"]) == (50.0, 10, 0, "▲")
     assert c["p"] == round(2 / 1024, 4)
     moved = {m["name"]: m for m in comparison["moved"]["tweak"]}
-    assert moved["pack hit"]["mark"] == "▲" and moved["extractive answer"]["mark"] == "▲"
+    assert moved["pack hit (synthesis)"]["mark"] == "▲" and moved["extractive answer"]["mark"] == "▲"
     text = render_comparison(comparison)
-    assert "▲ accuracy / pack hit: 50.0% → 100.0% (+50.0 pp, p=0.002)" in text
+    assert "▲ accuracy / pack hit (synthesis): 50.0% → 100.0% (+50.0 pp, p=0.002)" in text
 
 
 def test_a_big_delta_without_a_paired_test_behind_it_does_not_count():
     base = run([probe(f"p{i}", i < 10) for i in range(20)], profile="baseline")
     other = run([probe(f"q{i}", True) for i in range(20)], profile="tweak")
-    c = cell(compare_records([base, other]), "pack hit", "tweak")
+    c = cell(compare_records([base, other]), "pack hit (synthesis)", "tweak")
     assert (c["delta"], c["p"], c["mark"]) == (50.0, 1.0, "~")
 
 
 def test_repeats_are_averaged_and_their_spread_is_noise():
     base = [run(hits(10, 20), profile="baseline"), run(hits(16, 20), profile="baseline")]
     noisy = compare_records(base + [run(hits(18, 20), profile="tweak")] * 2)
-    c = cell(noisy, "pack hit", "tweak")
+    c = cell(noisy, "pack hit (synthesis)", "tweak")
     assert (c["value"], c["delta"], c["threshold"], c["mark"]) == (90.0, 25.0, 30.0, "~")
     steady = [run(hits(10, 20), profile="baseline"), run(hits(11, 20), profile="baseline")]
-    c = cell(compare_records(steady + [run(hits(20, 20), profile="tweak")] * 2), "pack hit", "tweak")
+    c = cell(compare_records(steady + [run(hits(20, 20), profile="tweak")] * 2), "pack hit (synthesis)", "tweak")
     assert (c["delta"], c["threshold"], c["mark"]) == (47.5, 5.0, "▲") and c["p"] < 0.01
     assert noisy["profiles"][0]["runs"] == 2
 
@@ -63,7 +63,7 @@ def test_worse_and_changed_marks_and_latency_floor():
     base = run(hits(20, 20), profile="baseline", timings={"pre_turn (recall)": [10.0], "synthesis (all builds)": [100.0]})
     other = run(hits(5, 20), profile="slow", timings={"pre_turn (recall)": [14.0], "synthesis (all builds)": [200.0]})
     comparison = compare_records([base, other])
-    assert cell(comparison, "pack hit", "slow")["mark"] == "▼"
+    assert cell(comparison, "pack hit (synthesis)", "slow")["mark"] == "▼"
     assert cell(comparison, "pre_turn p50", "slow")["mark"] == "~"  # +4 ms is under the 5 ms floor
     assert cell(comparison, "belief builds", "slow")["mark"] == "▼"
     assert "▼ latency / belief builds: 100.00 ms → 200.00 ms (+100%)" in render_comparison(comparison)

@@ -15,7 +15,7 @@ from tests.conftest import FIXTURES
 def test_synthesis_gain_is_100_points_when_recall_misses_and_synthesis_hits():
     record = run([probe("p", False, phase="recall"), probe("p", True, phase="synthesis")])
     assert value(record, "pack hit (recall)") == 0.0
-    assert value(record, "pack hit") == 100.0
+    assert value(record, "pack hit (synthesis)") == 100.0
     assert value(record, "synthesis gain") == 100.0
 
 
@@ -54,7 +54,7 @@ def test_cost_per_correct_answer_is_engine_plus_answerer_over_correct():
 
 def test_rates_and_means_carry_n_and_an_interval():
     record = run([probe("a", True), probe("b", False)])
-    hit = next(k for k in record.kpis if k.name == "pack hit")
+    hit = next(k for k in record.kpis if k.name == "pack hit (synthesis)")
     mrr = next(k for k in record.kpis if k.name == "MRR")
     assert hit.ci95 is not None
     assert (hit.unit, hit.better, hit.n) == ("pct", "up", 2) and hit.ci95[0] < 50 < hit.ci95[1]
@@ -77,8 +77,21 @@ def test_engine_only_kpis_are_null_on_the_reference_engine():
     for name in ("engine models $", "engine model calls", "engine model tokens", "per correct answer",
                  "enrichment drain", "answerer $", "model answer", "lesson answered"):
         assert kpis[name].value is None, name
-    assert kpis["pack hit"].value is not None
+    assert kpis["pack hit (synthesis)"].value is not None
     # every group is one block, and the blocks come in the order GROUPS gives (as reports show them)
     groups = [k.group for k in record.kpis]
     blocks = [g for i, g in enumerate(groups) if i == 0 or groups[i - 1] != g]
     assert blocks == list(GROUPS)
+
+
+def test_a_kpi_counted_in_both_phases_names_its_phase_on_each_side():
+    # A "pack hit (recall)" beside a bare "pack hit" read as if the bare one were both phases.
+    from memeval.score.kpi import PROBE_METRICS
+
+    names = {m.name: m for m in PROBE_METRICS}
+    phased = [n for n in names if n.endswith(" (recall)")]
+    assert phased
+    for name in phased:
+        base = name.removesuffix(" (recall)")
+        assert base not in names
+        assert names[f"{base} (synthesis)"].phases == ("synthesis",) and names[name].phases == ("recall",)

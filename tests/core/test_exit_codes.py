@@ -51,7 +51,7 @@ def test_1_a_regression_with_fail_on_regression(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert cli(["compare", *paths, "--fail-on-regression"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: 3 regression(s): worse: pack hit; "), err
+    assert err.startswith("error: 3 regression(s): worse: pack hit (synthesis); "), err
 
 
 def test_2_a_bad_spec_and_a_bad_command_line(tmp_path: Path, capsys) -> None:

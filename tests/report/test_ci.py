@@ -28,19 +28,19 @@ def _kpi(name: str, value: float | None, unit: str = "pct", better: str | None =
 
 
 def test_gate_keys_conditions_and_no_data() -> None:
-    kpis = (_kpi("pack hit", 80.0), _kpi("pre_turn p95", None, "ms", "down"), _kpi("leaks", 0, "count", "down"))
+    kpis = (_kpi("pack hit (synthesis)", 80.0), _kpi("pre_turn p95", None, "ms", "down"), _kpi("leaks", 0, "count", "down"))
     assert slug("engine models $") == "engine_models_usd" and slug("pack tokens (mean)") == "pack_tokens_mean"
-    gates = [parse("pack_hit", ">= 0.9", "s.yaml", kpis), parse("leaks", "== 0", "s.yaml", kpis),
-             parse("pre_turn_p95_ms", "<= 50", "s.yaml", kpis), parse_fail_under("pack_hit=75%", kpis)]
+    gates = [parse("pack_hit_synthesis", ">= 0.9", "s.yaml", kpis), parse("leaks", "== 0", "s.yaml", kpis),
+             parse("pre_turn_p95_ms", "<= 50", "s.yaml", kpis), parse_fail_under("pack_hit_synthesis=75%", kpis)]
     assert gates[0].threshold == pytest.approx(90.0) and gates[3].op == ">=" and gates[3].threshold == 75
     assert parse_fail_under("pre_turn_p95=50", kpis).op == "<="  # worse means above for a ↓ KPI
     verdicts = check(gates, kpis)
     assert [v.passed for v in verdicts] == [False, True, False, True]
     assert "no data" in verdicts[2].line  # no data never passes
-    with pytest.raises(UsageError, match="did you mean 'pack_hit'"):
-        parse("pack_hti", ">= 0.9", "s.yaml", kpis)
+    with pytest.raises(UsageError, match="did you mean 'pack_hit_synthesis'"):
+        parse("pack_hit_synthsis", ">= 0.9", "s.yaml", kpis)
     with pytest.raises(UsageError, match="fraction"):
-        parse("pack_hit", ">= 90", "s.yaml", kpis)
+        parse("pack_hit_synthesis", ">= 90", "s.yaml", kpis)
 
 
 def test_junit_has_one_case_per_probe_and_failures_say_why() -> None:
@@ -72,7 +72,7 @@ def test_charts_say_no_data_and_escape_labels() -> None:
 def test_run_gates_junit_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     suite = tmp_path / "gated.yaml"
     suite.write_text(Path(MINI).read_text(encoding="utf-8").replace("../../memeval", str(Path(FIXTURES).parent.parent / "memeval"))
-                     + "gates: {pack_hit: \">= 0.5\", leaks: \"== 0\"}\n", encoding="utf-8")
+                     + "gates: {pack_hit_synthesis: \">= 0.5\", leaks: \"== 0\"}\n", encoding="utf-8")
     junit = tmp_path / "junit.xml"
     code = cli(["run", str(suite), "--out", str(tmp_path / "run"), "--junit", str(junit), "--format", "json",
                 "--fail-under", "extractive_answer=0.99"])
@@ -87,6 +87,6 @@ def test_run_gates_junit_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert len(ET.parse(junit).getroot().findall(".//testcase")) == summary["probes"]["total"]
     assert (tmp_path / "run" / "run.html").read_text(encoding="utf-8").count("<svg") >= 5
     bad = tmp_path / "typo.yaml"
-    bad.write_text(suite.read_text(encoding="utf-8").replace("pack_hit:", "pack_hti:"), encoding="utf-8")
+    bad.write_text(suite.read_text(encoding="utf-8").replace("pack_hit_synthesis:", "pack_hit_synthsis:"), encoding="utf-8")
     assert cli(["run", str(bad), "--out", str(tmp_path / "run2")]) == 2
-    assert "did you mean 'pack_hit'" in capsys.readouterr().err
+    assert "did you mean 'pack_hit_synthesis'" in capsys.readouterr().err

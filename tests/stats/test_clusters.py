@@ -58,7 +58,7 @@ def test_a_locomo_run_resamples_its_declared_unit(tmp_path, extra, unit, cluster
     suite = _locomo(tmp_path, extra)
     assert cli(["run", str(suite), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    hit = next(k for k in record["kpis"] if k["name"] == "pack hit")
+    hit = next(k for k in record["kpis"] if k["name"] == "pack hit (synthesis)")
     assert (hit["clustered"]["unit"], hit["clustered"]["clusters"]) == (unit, clusters)
     assert shown in (tmp_path / "run" / "run.md").read_text()
 

@@ -72,15 +72,15 @@ def test_disputed_questions_are_scored_apart_with_the_ceiling(tmp_path, capsys):
     assert (run.errata.sha256, run.errata.count) == (hashlib.sha256(EXAMPLE.read_bytes()).hexdigest(), 2)
     kpi = {k.name: k for k in run.kpis}
     every = {k.name: k for k in base.kpis}
-    hit = next(r for r in run.errata.results if r.kpi == "pack hit")
-    assert kpi["pack hit"].n == every["pack hit"].n - 2 == hit.n - hit.disputed
-    assert hit.clean_k + hit.disputed_k == round(every["pack hit"].value * every["pack hit"].n / 100)
+    hit = next(r for r in run.errata.results if r.kpi == "pack hit (synthesis)")
+    assert kpi["pack hit (synthesis)"].n == every["pack hit (synthesis)"].n - 2 == hit.n - hit.disputed
+    assert hit.clean_k + hit.disputed_k == round(every["pack hit (synthesis)"].value * every["pack hit (synthesis)"].n / 100)
     assert hit.ceiling == round((hit.n - 2) / hit.n, 4)
     marked = {(p.scenario, p.id) for p in run.probes if p.disputed}
     assert marked == {("locomo-conv-26", "conv-26-q1"), ("locomo-conv-30", "conv-30-q1")}
     text = (disputed / "run" / "run.md").read_text()
     assert "Disputed gold: 2 probe(s) named by the errata file `errata.yaml`" in text
-    assert f"- pack hit: headline {100 * hit.clean_k / (hit.n - 2):.1f}% (n = {hit.n - 2}, 2 disputed left out)" in text
+    assert f"- pack hit (synthesis): headline {100 * hit.clean_k / (hit.n - 2):.1f}% (n = {hit.n - 2}, 2 disputed left out)" in text
     assert "ceiling 75.0% = (8 − 2) / 8" in text  # beside the benchmark's accuracy table
     # the errata file is part of the scoring setup: compare refuses the pair and names the field
     assert fingerprint(setup_of(base)) != fingerprint(setup_of(run))

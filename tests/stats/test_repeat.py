@@ -18,20 +18,20 @@ def test_repeat_runs_the_suite_n_times_with_fresh_ids_and_reports_churn(tmp_path
     assert len({r.run_id for r in records}) == 3
     data = json.loads((out / "repeats.json").read_text())
     assert data["runs"] == [r.run_id for r in records]
-    hit = next(f for f in data["flips"] if f["kpi"] == "pack hit")
+    hit = next(f for f in data["flips"] if f["kpi"] == "pack hit (synthesis)")
     assert hit["n"] > 0 and hit["k"] == 0  # the reference engine is deterministic
     text = (out / "repeats.md").read_text()
-    assert "| pack hit | 0 |" in text and "| accuracy | pack hit | 3 |" in text
+    assert "| pack hit (synthesis) | 0 |" in text and "| accuracy | pack hit (synthesis) | 3 |" in text
 
 
 def test_churn_counts_a_probe_that_flipped_and_the_kpi_spread():
     a, b = run(hits(10, 20)), run(hits(12, 20))
     data = churn([a, b])
-    hit = next(f for f in data.flips if f.kpi == "pack hit")
+    hit = next(f for f in data.flips if f.kpi == "pack hit (synthesis)")
     assert (hit.k, hit.n, hit.rate) == (2, 20, 0.1)
-    spread = next(s for s in data.spread if s.name == "pack hit")
+    spread = next(s for s in data.spread if s.name == "pack hit (synthesis)")
     assert (spread.low, spread.high, spread.n) == (50.0, 60.0, 2)
-    assert "| pack hit | 2 | 20 | 10.0% |" in render_churn(data)
+    assert "| pack hit (synthesis) | 2 | 20 | 10.0% |" in render_churn(data)
 
 
 def test_repeat_below_two_or_with_resume_is_refused(tmp_path: Path, capsys):
