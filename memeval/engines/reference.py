@@ -22,7 +22,8 @@ Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``m
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import memeval
@@ -40,7 +41,7 @@ from memeval.engines.base import (
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
-from memeval.engines.reference_rank import rank
+from memeval.engines.reference_rank import Candidates, feedback_terms, rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
@@ -143,15 +144,15 @@ class ReferenceEngine:
                 docs = store.newest(codes, request.limit)
                 return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
             depth = max(request.limit, MIN_DEPTH)
-            lexical = store.lexical.search(analyze(request.query), codes, depth)
-            dense = store.dense.search(request.query, codes, depth) if store.dense else None
-            # The newest items only fill a pool the other lists leave short of ``limit``.
-            short = len(lexical) + len(dense or ()) < 2 * request.limit
-            recent = store.newest(codes, request.limit) if short else []
+            found = _candidates(store, request.query, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
-            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, span, recent)[: request.limit]
-            return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
+            thread_of = _thread_of(store)
+            ranked = rank(request.query, found, store.texts, keys, is_dated, span, thread_of)
+            if ranked:  # a second pass with the best candidate's feedback lists
+                found = _with_feedback(store, request.query, codes, depth, found, ranked[0][0])
+                ranked = rank(request.query, found, store.texts, keys, is_dated, span, thread_of)
+            return [Hit(store.items[doc], score) for doc, score in ranked[: request.limit]]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
         """Remove items and the beliefs derived from them; returns how many items were removed."""
@@ -184,6 +185,35 @@ class ReferenceEngine:
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
         return TenantStore(LexicalIndex(self._budget), dense)
+
+
+def _candidates(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, limit: int) -> Candidates:
+    """The BM25 and dense top ``depth`` for ``query``, and the ``limit`` newest items when the
+    two lists hold fewer than 2 × ``limit`` (they only fill a short pool)."""
+    lexical = store.lexical.search(analyze(query), codes, depth)
+    dense = store.dense.search(query, codes, depth) if store.dense else None
+    short = len(lexical) + len(dense or ()) < 2 * limit
+    return Candidates(lexical, dense, store.newest(codes, limit) if short else ())
+
+
+def _with_feedback(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, found: Candidates,
+                   best: int) -> Candidates:
+    """``found`` with the BM25 and dense top ``depth`` for ``query`` joined with ``best``'s text."""
+    text = store.texts.raw(best)
+    lexical = store.lexical.search(feedback_terms(query, text), codes, depth)
+    dense = store.dense.search(f"{query}\n{text}", codes, depth) if store.dense else None
+    return replace(found, feedback_lexical=lexical, feedback_dense=dense)
+
+
+def _thread_of(store: TenantStore) -> Callable[[int], str | None]:
+    """A document's thread in ``store`` (None for documents, learnings and forgotten items)."""
+    items = store.items
+
+    def thread_of(doc: int) -> str | None:
+        item = items[doc]
+        return item.thread if item is not None else None
+
+    return thread_of
 
 
 ADAPTER = Adapter(create)

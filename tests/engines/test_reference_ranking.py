@@ -135,7 +135,8 @@ def test_vectors_are_computed_at_write_time_in_batches():
         engine.write(turn(f"note number {i}", day(i % 20)))
     assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
     recall(engine, "note number 7", limit=1)
-    assert embedder.embedded == 4096 + 5 + 1  # the partial batch and the query, at the first search
+    # The partial batch, the question and the feedback query (question + best candidate) at the first search.
+    assert embedder.embedded == 4096 + 5 + 2
 
 
 def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
