@@ -4,11 +4,14 @@ Ranking, per recall: the best BM25 candidates over title + text
 (:mod:`memeval.engines.reference_index`, query terms OR-ed, the node filter applied inside the
 index) and, with the embedding model (installed by default), the most similar by cosine
 (:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
-scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
-bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and when the
-two hold fewer than 2 × limit, the ``limit`` newest items in the nodes join the pool too (scored
-on the same signals), so packs fill their sections when the budget allows, with or without the
-dense signal.
+scores on word overlap with stopwords at low weight, character trigrams, BM25 and cosine, a
+share of the best score in the candidate's thread, plus a bounded recency bonus with
+``prefer_recent``. Each list holds max(limit, 24) candidates, and when the two hold fewer than
+2 × limit, the ``limit`` newest items in the nodes join the pool too (scored on the same
+signals), so packs fill their sections when the budget allows, with or without the dense
+signal. When no candidate holds 80% of the question's words, a second pass adds ``limit`` more
+from BM25 and cosine for the question joined with the first pass's best candidate
+(pseudo-relevance feedback): one more embedding and two more searches.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
@@ -41,12 +44,15 @@ from memeval.engines.base import (
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
-from memeval.engines.reference_rank import Candidates, feedback_terms, rank
+from memeval.engines.reference_rank import Candidates, Query, feedback_terms, fuse, rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
 MIN_DEPTH = 24
+# Feedback runs only when no candidate holds this share of the question's words: a question
+# asked in the words of its answer needs none.
+FEEDBACK_BELOW = 0.8
 # Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
@@ -147,11 +153,12 @@ class ReferenceEngine:
             found = _candidates(store, request.query, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
-            thread_of = _thread_of(store)
-            ranked = rank(request.query, found, store.texts, keys, is_dated, span, thread_of)
-            if ranked:  # a second pass with the best candidate's feedback lists
-                found = _with_feedback(store, request.query, codes, depth, found, ranked[0][0])
-                ranked = rank(request.query, found, store.texts, keys, is_dated, span, thread_of)
+            asked, thread_of = Query(request.query), _thread_of(store)
+            first = fuse(asked, found, store.texts, thread_of)
+            if first and asked.held(first, store.texts) < FEEDBACK_BELOW:
+                best = min(first, key=lambda doc: (-first[doc], doc))
+                found = _with_feedback(store, request.query, codes, request.limit, found, best)
+            ranked = rank(asked, found, store.texts, keys, is_dated, span, thread_of)
             return [Hit(store.items[doc], score) for doc, score in ranked[: request.limit]]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

@@ -35,7 +35,7 @@ per document is precomputed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 
@@ -49,7 +49,7 @@ W_DENSE = 1.0
 W_FEEDBACK = 1.0
 THREAD = 0.25
 SATURATION = 6.0
-FEEDBACK_TERMS = 10
+FEEDBACK_TERMS = 6
 RECENCY = 0.08
 STOPWORD_WEIGHT = 0.2
 CONTENDER_SHARE = 0.5
@@ -80,16 +80,31 @@ class Texts:
 
 
 class Query:
-    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams."""
+    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams, and the
+    shares already measured per document (one recall's two passes measure each candidate once)."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
+        self._shares: dict[int, tuple[float, float]] = {}
         words = dict.fromkeys(flatten(text).split())
         self.words = [(f" {w} ", STOPWORD_WEIGHT) if w in STOPWORDS else (f" {stem(w)}", 1.0) for w in words]
         self._needles = [needle for needle, _ in self.words]
         self._weights = [weight for _, weight in self.words]
         self.total = min(sum(self._weights), SATURATION) or 1.0
         content = [w for w in words if w not in STOPWORDS and len(w) > 2]
-        self.grams = [(f" {stem(w)}", _grams(w)) for w in content]
+        self.grams = [(f" {stem(w)}", grams, _spare(len(grams))) for w in content for grams in [_grams(w)]]
+
+    def shares(self, doc: int, texts: Texts) -> tuple[float, float]:
+        """``doc``'s :meth:`word_share` and :meth:`gram_share`, measured once."""
+        found = self._shares.get(doc)
+        if found is None:
+            flat = texts.flat(doc)
+            found = self._shares[doc] = (self.word_share(flat), self.gram_share(flat))
+        return found
+
+    def held(self, docs: Iterable[int], texts: Texts) -> float:
+        """The largest :meth:`word_share` among ``docs`` (0 without any)."""
+        return max((self.shares(doc, texts)[0] for doc in docs), default=0.0)
 
     def word_share(self, flat: str) -> float:
         """The weighted share of the query's words found in ``flat`` (at most 1, see the
@@ -101,13 +116,18 @@ class Query:
         ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match);
         at most 1, the mean taken over at most :data:`SATURATION` words."""
         total = 0.0
-        for needle, grams in self.grams:
+        for needle, grams, spare in self.grams:
             if needle in flat:  # the word's stem is there: all that matters of its trigrams
                 total += 1.0
                 continue
-            share = sum(map(flat.__contains__, grams)) / len(grams)
-            if share >= FUZZY:
-                total += share
+            misses = 0
+            for gram in grams:
+                if gram not in flat:
+                    misses += 1
+                    if misses > spare:  # below FUZZY whatever the rest holds
+                        break
+            else:
+                total += 1.0 - misses / len(grams)
         return min(1.0, total / (min(len(self.grams), SATURATION) or 1))
 
 
@@ -133,7 +153,7 @@ class Candidates:
 
 
 def rank(
-    query: str,
+    asked: Query,
     found: Candidates,
     texts: Texts,
     keys: Sequence[int] | None,
@@ -148,11 +168,9 @@ def rank(
     ``keys``, superseded candidates among the first ``span`` go after the rest
     (:func:`demote_superseded`; ``dated`` tells whether a key belongs to a dated item).
     """
-    scores = _fuse(query, found, texts)
+    scores = fuse(asked, found, texts, thread_of)
     if not scores:
         return []
-    if thread_of is not None:
-        _share_threads(scores, thread_of)
     if keys is None:
         return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     # Recency ranks only the contenders: unrelated newer items must not push a superseding
@@ -165,7 +183,7 @@ def rank(
     for i, doc in enumerate(order):
         scores[doc] += bonus * i / steps
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
-    return demote_superseded(ranked, query, texts, keys, dated, span)
+    return demote_superseded(ranked, asked.text, texts, keys, dated, span)
 
 
 def feedback_terms(query: str, text: str) -> list[str]:
@@ -176,20 +194,22 @@ def feedback_terms(query: str, text: str) -> list[str]:
     return asked + extra[:FEEDBACK_TERMS]
 
 
-def _fuse(query: str, found: Candidates, texts: Texts) -> dict[int, float]:
-    """Every signal but recency and threads, summed per candidate of the pool."""
-    pool = found.pool()
-    asked = Query(query)
-    flats = {doc: texts.flat(doc) for doc in pool}
-    words = {doc: asked.word_share(flat) for doc, flat in flats.items()}
-    scores = dict.fromkeys(pool, 0.0)
-    for doc, share in words.items():
-        scores[doc] += W_WORDS * share + W_GRAMS * asked.gram_share(flats[doc])
+def fuse(asked: Query, found: Candidates, texts: Texts,
+         thread_of: Callable[[int], str | None] | None = None) -> dict[int, float]:
+    """Every signal but recency, summed per candidate of the pool (threads with ``thread_of``)."""
+    scores = {}
+    best_words = 0.0
+    for doc in found.pool():
+        words, grams = asked.shares(doc, texts)
+        scores[doc] = W_WORDS * words + W_GRAMS * grams
+        best_words = max(best_words, words)
     # BM25 counts as much as the best candidate holds of the question.
-    _add(scores, dict(found.lexical), W_BM25 * max(words.values(), default=0.0))
+    _add(scores, dict(found.lexical), W_BM25 * best_words)
     _add(scores, _shifted(found.dense), W_DENSE)
     _add(scores, dict(found.feedback_lexical), W_FEEDBACK)
     _add(scores, _shifted(found.feedback_dense), W_FEEDBACK)
+    if thread_of is not None:
+        _share_threads(scores, thread_of)
     return scores
 
 
@@ -244,6 +264,11 @@ def _add(scores: dict[int, float], signal: dict[int, float], weight: float) -> N
     if best > 0:
         for doc, value in signal.items():
             scores[doc] += weight * value / best
+
+
+def _spare(count: int) -> int:
+    """How many of a word's ``count`` trigrams may be missing while the rest still reach FUZZY."""
+    return max(misses for misses in range(count + 1) if (count - misses) / count >= FUZZY) if count else 0
 
 
 def _grams(word: str) -> list[str]:

@@ -79,6 +79,41 @@ def test_items_that_merely_share_a_topic_are_not_demoted(engine):
     assert hits[0].startswith("New rule")
 
 
+def test_feedback_brings_in_the_near_twin_of_the_best_match():
+    """The answer shares no content word with the question, but several with the question's
+    best match (Postgres, version 16, staging): the feedback pass ranks it above unrelated
+    documents (without feedback it comes last)."""
+    engine = create({"embedder": "none"})
+    docs = [("Upgrade Postgres to 16", "Plan: upgrade the production Postgres cluster to version 16 in November, "
+             "after staging has run on it for a month."),
+            ("Heads-up", "Mateo: the staging Postgres moves to version 16 on Thursday night; the connection string "
+             "then points at staging-db-2.internal."),
+            ("Security policy", "Laptops use full-disk encryption and production access needs a hardware key."),
+            ("Deploy README", "Deploys go through the ship CLI with a canary on 5% of traffic."),
+            ("Data retention", "Support tickets are kept for 24 months and logs for 30 days.")]
+    for i, (title, text) in enumerate(docs):
+        engine.write(MemoryItem(T, "source:x", "document", text, title=title, at=day(i)))
+    question = "Which hostname should the app use for the pre-production SQL server after the upgrade?"
+    titles = [h.item.title for h in engine.recall(RecallRequest(T, ("source:",), question, 6))]
+    assert titles.index("Heads-up") < titles.index("Data retention") and titles.index("Heads-up") < 3
+
+
+def test_a_turn_gains_from_the_best_match_in_its_thread():
+    """An introduction matches the name; the next turn of the same conversation answers the
+    question in other words and comes second, ahead of other threads' turns (last without the
+    thread signal)."""
+    engine = create({"embedder": "none"})
+    turns = [("intro", "Hi! I'm Dana Okafor. I lead data engineering at Verdant Foods."),
+             ("intro", "My manager is Lucas Brenner; our quarterly review is on 3 October."),
+             ("errands", "Draft a reply to the account rep saying we decide after the review."),
+             ("errands", "Thanks, that's it."),
+             ("errands", "Remind me to renew my passport; it expires in December."),
+             ("errands", "For the migration channel, let's go with #dagster-move.")]
+    for i, (thread, text) in enumerate(turns):
+        engine.write(turn(text, day(i), role="user", thread=thread, turn=i))
+    assert recall(engine, "Who does Dana report to?", limit=6)[1].startswith("My manager is Lucas Brenner")
+
+
 def test_the_pack_moves_a_superseded_document_after_the_newer_turn():
     engine = create({"embedder": "auto"})
     engine.write(MemoryItem(T, "source:notion", "document", "Budget: 40,000 EUR for the Heron agency and campaign.",
@@ -157,8 +192,9 @@ def test_vectors_are_computed_at_write_time_in_batches():
         engine.write(turn(f"note number {i}", day(i % 20)))
     assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
     recall(engine, "note number 7", limit=1)
-    # The partial batch, the question and the feedback query (question + best candidate) at the first search.
-    assert embedder.embedded == 4096 + 5 + 2
+    # The partial batch and the query at the first search (a candidate holds every word of the
+    # query, so no feedback query is embedded).
+    assert embedder.embedded == 4096 + 5 + 1
 
 
 def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
