@@ -1,7 +1,7 @@
 """Fused ranking for the reference engine: every signal votes on one pool of candidates.
 
 The pool is the union of the BM25 top list, the dense top list, a few filler candidates (the
-engine passes the newest items) and, on a second pass, the two *feedback* lists (below). Each
+engine passes the newest items) and, on the engine's second pass, the two *feedback* lists. Each
 candidate is scored on these signals:
 
 - ``words``: the weighted share of the query's distinct words the candidate holds (a content
@@ -26,11 +26,11 @@ turn then gains :data:`THREAD` of the best score among the other candidates of i
 conversation's turns answer together: "my manager is …" sits beside the introduction). With a
 recency key per document comes a bounded bonus in proportion to a candidate's recency rank
 among the contenders (candidates within half the best score; at most :data:`RECENCY` of the
-best score), so that
-among candidates matching about equally the newer one comes first. Then a candidate that a
-newer near-duplicate supersedes goes after the rest (:func:`demote_superseded`). The text
-signals are substring tests on the flattened text, a few microseconds a candidate, so nothing
-per document is precomputed.
+best score), so that among candidates matching about equally the newer one comes first. Then
+a candidate that a newer near-duplicate supersedes goes after the rest
+(:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
+microseconds a candidate, measured once per recall (:meth:`Query.shares`), so nothing per
+document is precomputed.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def feedback_terms(query: str, text: str) -> list[str]:
 def fuse(asked: Query, found: Candidates, texts: Texts,
          thread_of: Callable[[int], str | None] | None = None) -> dict[int, float]:
     """Every signal but recency, summed per candidate of the pool (threads with ``thread_of``)."""
-    scores = {}
+    scores: dict[int, float] = {}
     best_words = 0.0
     for doc in found.pool():
         words, grams = asked.shares(doc, texts)
