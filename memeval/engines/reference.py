@@ -4,11 +4,14 @@ Ranking, per recall: the best BM25 candidates over title + text
 (:mod:`memeval.engines.reference_index`, query terms OR-ed, the node filter applied inside the
 index) and, with the embedding model (installed by default), the most similar by cosine
 (:mod:`memeval.engines.embedders`) form one pool, which :mod:`memeval.engines.reference_rank`
-scores on BM25, word overlap with stopwords at low weight, character trigrams and cosine, plus a
-bounded recency bonus with ``prefer_recent``. Each list holds max(limit, 24) candidates, and when the
-two hold fewer than 2 × limit, the ``limit`` newest items in the nodes join the pool too (scored
-on the same signals), so packs fill their sections when the budget allows, with or without the
-dense signal.
+scores on word overlap with stopwords at low weight, character trigrams, BM25 and cosine, a
+share of the best score in the candidate's thread, plus a bounded recency bonus with
+``prefer_recent``. Each list holds max(limit, 24) candidates, and when the two hold fewer than
+2 × limit, the ``limit`` newest items in the nodes join the pool too (scored on the same
+signals), so packs fill their sections when the budget allows, with or without the dense
+signal. When no candidate holds 80% of the question's words, a second pass adds ``limit`` more
+from BM25 and cosine for the question joined with the first pass's best candidate
+(pseudo-relevance feedback): one more embedding and two more searches.
 
 ``query=None`` lists the nodes newest first. Tenants are separate stores; writes are idempotent
 by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
@@ -22,7 +25,8 @@ Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``m
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import memeval
@@ -40,12 +44,15 @@ from memeval.engines.base import (
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
-from memeval.engines.reference_rank import rank
+from memeval.engines.reference_rank import Candidates, Query, feedback_terms, fuse, rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
 
 MIN_DEPTH = 24
+# Feedback runs only when no candidate holds this share of the question's words: a question
+# asked in the words of its answer needs none.
+FEEDBACK_BELOW = 0.8
 # Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
@@ -143,15 +150,16 @@ class ReferenceEngine:
                 docs = store.newest(codes, request.limit)
                 return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
             depth = max(request.limit, MIN_DEPTH)
-            lexical = store.lexical.search(analyze(request.query), codes, depth)
-            dense = store.dense.search(request.query, codes, depth) if store.dense else None
-            # The newest items only fill a pool the other lists leave short of ``limit``.
-            short = len(lexical) + len(dense or ()) < 2 * request.limit
-            recent = store.newest(codes, request.limit) if short else []
+            found = _candidates(store, request.query, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
-            ranked = rank(request.query, lexical, dense, store.texts, keys, is_dated, span, recent)[: request.limit]
-            return [Hit(store.items[doc], score) for doc, score in ranked]  # type: ignore[arg-type]
+            asked, thread_of = Query(request.query), _thread_of(store)
+            first = fuse(asked, found, store.texts, thread_of)
+            if first and asked.held(first, store.texts) < FEEDBACK_BELOW:
+                best = min(first, key=lambda doc: (-first[doc], doc))
+                found = _with_feedback(store, request.query, codes, request.limit, found, best)
+            ranked = rank(asked, found, store.texts, keys, is_dated, span, thread_of)
+            return [Hit(store.items[doc], score) for doc, score in ranked[: request.limit]]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
         """Remove items and the beliefs derived from them; returns how many items were removed."""
@@ -184,6 +192,35 @@ class ReferenceEngine:
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
         return TenantStore(LexicalIndex(self._budget), dense)
+
+
+def _candidates(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, limit: int) -> Candidates:
+    """The BM25 and dense top ``depth`` for ``query``, and the ``limit`` newest items when the
+    two lists hold fewer than 2 × ``limit`` (they only fill a short pool)."""
+    lexical = store.lexical.search(analyze(query), codes, depth)
+    dense = store.dense.search(query, codes, depth) if store.dense else None
+    short = len(lexical) + len(dense or ()) < 2 * limit
+    return Candidates(lexical, dense, store.newest(codes, limit) if short else ())
+
+
+def _with_feedback(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, found: Candidates,
+                   best: int) -> Candidates:
+    """``found`` with the BM25 and dense top ``depth`` for ``query`` joined with ``best``'s text."""
+    text = store.texts.raw(best)
+    lexical = store.lexical.search(feedback_terms(query, text), codes, depth)
+    dense = store.dense.search(f"{query}\n{text}", codes, depth) if store.dense else None
+    return replace(found, feedback_lexical=lexical, feedback_dense=dense)
+
+
+def _thread_of(store: TenantStore) -> Callable[[int], str | None]:
+    """A document's thread in ``store`` (None for documents, learnings and forgotten items)."""
+    items = store.items
+
+    def thread_of(doc: int) -> str | None:
+        item = items[doc]
+        return item.thread if item is not None else None
+
+    return thread_of
 
 
 ADAPTER = Adapter(create)

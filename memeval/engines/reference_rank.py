@@ -1,39 +1,56 @@
 """Fused ranking for the reference engine: every signal votes on one pool of candidates.
 
-The pool is the union of the BM25 top list, the dense top list and a few filler candidates
-(the engine passes the newest items). Each candidate is scored on
-four signals, each normalised to [0, 1] by the best value in the pool:
+The pool is the union of the BM25 top list, the dense top list, a few filler candidates (the
+engine passes the newest items) and, on the engine's second pass, the two *feedback* lists. Each
+candidate is scored on these signals:
 
-- ``bm25``: the Okapi BM25 score over content words (0 outside the BM25 list);
 - ``words``: the weighted share of the query's distinct words the candidate holds (a content
   word by its stem at a word start, so ``deploy`` meets ``deployed``; a stopword as a whole
   word at a fifth of the weight, so "what did we switch off" still counts "off");
 - ``grams``: per content word of the query, the share of its character trigrams (padded with
   spaces) found in the candidate, counted from two thirds of them on and averaged over the words,
   which meets near-miss spellings and inflections;
-- ``dense``: cosine similarity, shifted so the worst dense candidate is 0 (all equal: all 1).
+- ``bm25``: the Okapi BM25 score over content words (0 outside the BM25 list), normalised by the
+  pool's best and then scaled by the best ``words`` share in the pool;
+- ``dense``: cosine similarity, shifted so the worst dense candidate is 0 and scaled so the
+  best is 1 (all equal: all 1);
+- ``feedback``: the same BM25 and cosine for the question joined with the text of the first
+  pass's best candidate (pseudo-relevance feedback), so an item that shares no word with the
+  question but much with its best answer (a near-twin, the same named party) joins the contest.
 
-The fused score is their weighted sum, plus, with a recency key per document, a bounded bonus
-in proportion to a candidate's recency rank among the contenders (candidates within half the
-best score; at most :data:`RECENCY`), so that among candidates matching about equally the newer
-one comes first. Then a candidate that a newer near-duplicate supersedes goes after the rest
+``words`` and ``grams`` are absolute shares, saturating at :data:`SATURATION` content words (an
+item is about a sentence, so holding six of a long question's words is a full match): a pool
+where nothing holds much of the question — a paraphrase — lets the dense signals decide,
+instead of promoting whichever item shares one incidental word. With a thread per document, a
+turn then gains :data:`THREAD` of the best score among the other candidates of its thread (a
+conversation's turns answer together: "my manager is …" sits beside the introduction). With a
+recency key per document comes a bounded bonus in proportion to a candidate's recency rank
+among the contenders (candidates within half the best score; at most :data:`RECENCY` of the
+best score), so that among candidates matching about equally the newer one comes first. Then
+a candidate that a newer near-duplicate supersedes goes after the rest
 (:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
-microseconds a candidate, so nothing per document is precomputed.
+microseconds a candidate, measured once per recall (:meth:`Query.shares`), so nothing per
+document is precomputed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress
 
-from memeval.engines.reference_index import STOPWORDS, flatten, stem
+from memeval.engines.reference_index import STOPWORDS, analyze, flatten, stem
 from memeval.engines.supersede import Shape, asked_words, replaces, shape
 
 W_BM25 = 1.0
 W_WORDS = 0.6
 W_GRAMS = 1.0
 W_DENSE = 1.0
-RECENCY = 0.25
+W_FEEDBACK = 1.0
+THREAD = 0.25
+SATURATION = 6.0
+FEEDBACK_TERMS = 6
+RECENCY = 0.08
 STOPWORD_WEIGHT = 0.2
 CONTENDER_SHARE = 0.5
 # Demoting can push an item out of its section, so it takes near-duplicates (the pack's own
@@ -53,85 +70,173 @@ class Texts:
         """``doc``'s text lower-cased, punctuation as spaces, padded with a space each side."""
         return f" {flatten(self._text_of(doc))} "
 
+    def raw(self, doc: int) -> str:
+        """``doc``'s text as stored (title and body)."""
+        return self._text_of(doc)
+
     def shape(self, doc: int) -> Shape:
         """``doc``'s :func:`memeval.engines.supersede.shape` (cached there)."""
         return shape(self._text_of(doc))
 
 
 class Query:
-    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams."""
+    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams, and the
+    shares already measured per document (one recall's two passes measure each candidate once)."""
 
     def __init__(self, text: str) -> None:
+        self.text = text
+        self._shares: dict[int, tuple[float, float]] = {}
         words = dict.fromkeys(flatten(text).split())
         self.words = [(f" {w} ", STOPWORD_WEIGHT) if w in STOPWORDS else (f" {stem(w)}", 1.0) for w in words]
         self._needles = [needle for needle, _ in self.words]
         self._weights = [weight for _, weight in self.words]
-        self.total = sum(self._weights) or 1.0
+        self.total = min(sum(self._weights), SATURATION) or 1.0
         content = [w for w in words if w not in STOPWORDS and len(w) > 2]
-        self.grams = [(f" {stem(w)}", _grams(w)) for w in content]
+        self.grams = [(f" {stem(w)}", grams, _spare(len(grams))) for w in content for grams in [_grams(w)]]
+
+    def shares(self, doc: int, texts: Texts) -> tuple[float, float]:
+        """``doc``'s :meth:`word_share` and :meth:`gram_share`, measured once."""
+        found = self._shares.get(doc)
+        if found is None:
+            flat = texts.flat(doc)
+            found = self._shares[doc] = (self.word_share(flat), self.gram_share(flat))
+        return found
+
+    def held(self, docs: Iterable[int], texts: Texts) -> float:
+        """The largest :meth:`word_share` among ``docs`` (0 without any)."""
+        return max((self.shares(doc, texts)[0] for doc in docs), default=0.0)
 
     def word_share(self, flat: str) -> float:
-        """The weighted share of the query's words found in ``flat``."""
-        return sum(compress(self._weights, map(flat.__contains__, self._needles))) / self.total
+        """The weighted share of the query's words found in ``flat`` (at most 1, see the
+        module docstring)."""
+        return min(1.0, sum(compress(self._weights, map(flat.__contains__, self._needles))) / self.total)
 
     def gram_share(self, flat: str) -> float:
         """The mean over the query's content words of the share of their trigrams found in
-        ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match)."""
+        ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match);
+        at most 1, the mean taken over at most :data:`SATURATION` words."""
         total = 0.0
-        for needle, grams in self.grams:
+        for needle, grams, spare in self.grams:
             if needle in flat:  # the word's stem is there: all that matters of its trigrams
                 total += 1.0
                 continue
-            share = sum(map(flat.__contains__, grams)) / len(grams)
-            if share >= FUZZY:
-                total += share
-        return total / (len(self.grams) or 1)
+            misses = 0
+            for gram in grams:
+                if gram not in flat:
+                    misses += 1
+                    if misses > spare:  # below FUZZY whatever the rest holds
+                        break
+            else:
+                total += 1.0 - misses / len(grams)
+        return min(1.0, total / (min(len(self.grams), SATURATION) or 1))
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What one recall ranks: ``(doc, score)`` lists, best first, and filler documents.
+
+    ``recent`` (say, the newest items) only fills the pool; ``feedback_lexical`` and
+    ``feedback_dense`` are the lists found for the question joined with the first pass's best
+    candidate (:func:`feedback_terms`), empty on the first pass.
+    """
+
+    lexical: Sequence[tuple[int, float]]
+    dense: Sequence[tuple[int, float]] | None = None
+    recent: Sequence[int] = ()
+    feedback_lexical: Sequence[tuple[int, float]] = ()
+    feedback_dense: Sequence[tuple[int, float]] | None = None
+
+    def pool(self) -> list[int]:
+        """Every candidate once, in list order."""
+        lists = (self.lexical, self.dense or (), self.feedback_lexical, self.feedback_dense or ())
+        return list(dict.fromkeys([*(doc for found in lists for doc, _ in found), *self.recent]))
 
 
 def rank(
-    query: str,
-    lexical: Sequence[tuple[int, float]],
-    dense: Sequence[tuple[int, float]] | None,
+    asked: Query,
+    found: Candidates,
     texts: Texts,
     keys: Sequence[int] | None,
     dated: Callable[[int], bool] = bool,
     span: int = 0,
-    recent: Sequence[int] = (),
+    thread_of: Callable[[int], str | None] | None = None,
 ) -> list[tuple[int, float]]:
-    """The pool of ``lexical``, ``dense`` and ``recent`` candidates, best first, as
-    ``(doc, fused score)``; ``recent`` (say, the newest items) only fills the pool.
+    """The pool of ``found``, best first, as ``(doc, fused score)`` (see the module docstring).
 
-    Ties are broken newest first with ``keys`` (recency key per document), else oldest first.
-    With ``keys``, superseded candidates among the first ``span`` go after the rest
+    ``thread_of`` gives a document's thread (None: none), for the thread signal. Ties are
+    broken newest first with ``keys`` (recency key per document), else oldest first. With
+    ``keys``, superseded candidates among the first ``span`` go after the rest
     (:func:`demote_superseded`; ``dated`` tells whether a key belongs to a dated item).
     """
-    bm25 = dict(lexical)
-    near = dict(dense or ())
-    pool = list(dict.fromkeys([*bm25, *near, *recent]))
-    if not pool:
+    scores = fuse(asked, found, texts, thread_of)
+    if not scores:
         return []
-    asked = Query(query)
-    flats = {doc: texts.flat(doc) for doc in pool}
-    scores = dict.fromkeys(pool, 0.0)
-    _add(scores, bm25, W_BM25)
-    _add(scores, {d: asked.word_share(f) for d, f in flats.items()}, W_WORDS)
-    _add(scores, {d: asked.gram_share(f) for d, f in flats.items()}, W_GRAMS)
-    if near:
-        # Shifted by the worst so the spread decides; equal cosines (one candidate) count fully.
-        low = min(near.values())
-        spread = max(near.values()) > low
-        _add(scores, {d: s - low if spread else 1.0 for d, s in near.items()}, W_DENSE)
     if keys is None:
         return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
     # Recency ranks only the contenders: unrelated newer items must not push a superseding
     # value's recency rank down.
     best = max(scores.values())
-    order = sorted((d for d in pool if scores[d] >= CONTENDER_SHARE * best), key=keys.__getitem__)
+    order = sorted((d for d in scores if scores[d] >= CONTENDER_SHARE * best), key=keys.__getitem__)
     steps = max(len(order) - 1, 1)
+    # In proportion to the best score, so the bonus weighs the same against strong and weak pools.
+    bonus = RECENCY * best
     for i, doc in enumerate(order):
-        scores[doc] += RECENCY * i / steps
+        scores[doc] += bonus * i / steps
     ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
-    return demote_superseded(ranked, query, texts, keys, dated, span)
+    return demote_superseded(ranked, asked.text, texts, keys, dated, span)
+
+
+def feedback_terms(query: str, text: str) -> list[str]:
+    """The analyzed terms of ``query``, then up to :data:`FEEDBACK_TERMS` other terms of
+    ``text``, longest first (a cheap stand-in for the rarest), for the feedback BM25 search."""
+    asked = list(dict.fromkeys(analyze(query)))
+    extra = sorted(set(analyze(text)).difference(asked), key=lambda term: (-len(term), term))
+    return asked + extra[:FEEDBACK_TERMS]
+
+
+def fuse(asked: Query, found: Candidates, texts: Texts,
+         thread_of: Callable[[int], str | None] | None = None) -> dict[int, float]:
+    """Every signal but recency, summed per candidate of the pool (threads with ``thread_of``)."""
+    scores: dict[int, float] = {}
+    best_words = 0.0
+    for doc in found.pool():
+        words, grams = asked.shares(doc, texts)
+        scores[doc] = W_WORDS * words + W_GRAMS * grams
+        best_words = max(best_words, words)
+    # BM25 counts as much as the best candidate holds of the question.
+    _add(scores, dict(found.lexical), W_BM25 * best_words)
+    _add(scores, _shifted(found.dense), W_DENSE)
+    _add(scores, dict(found.feedback_lexical), W_FEEDBACK)
+    _add(scores, _shifted(found.feedback_dense), W_FEEDBACK)
+    if thread_of is not None:
+        _share_threads(scores, thread_of)
+    return scores
+
+
+def _shifted(near: Sequence[tuple[int, float]] | None) -> dict[int, float]:
+    """Cosines shifted by the worst so the spread decides; equal cosines (one candidate) count
+    fully."""
+    if not near:
+        return {}
+    low = min(s for _, s in near)
+    spread = max(s for _, s in near) > low
+    return {doc: s - low if spread else 1.0 for doc, s in near}
+
+
+def _share_threads(scores: dict[int, float], thread_of: Callable[[int], str | None]) -> None:
+    """Add to each threaded candidate :data:`THREAD` of the best score of another candidate in
+    its thread."""
+    best: dict[str, tuple[float, float]] = {}
+    for doc, score in scores.items():
+        thread = thread_of(doc)
+        if thread is not None:
+            top, second = best.get(thread, (0.0, 0.0))
+            best[thread] = (score, top) if score > top else (top, max(second, score))
+    for doc, score in list(scores.items()):
+        thread = thread_of(doc)
+        if thread is not None:
+            top, second = best[thread]
+            scores[doc] = score + THREAD * (second if score >= top else top)
 
 
 def demote_superseded(
@@ -159,6 +264,11 @@ def _add(scores: dict[int, float], signal: dict[int, float], weight: float) -> N
     if best > 0:
         for doc, value in signal.items():
             scores[doc] += weight * value / best
+
+
+def _spare(count: int) -> int:
+    """How many of a word's ``count`` trigrams may be missing while the rest still reach FUZZY."""
+    return max(misses for misses in range(count + 1) if (count - misses) / count >= FUZZY) if count else 0
 
 
 def _grams(word: str) -> list[str]:

@@ -15,10 +15,11 @@ from memeval.freshness import HEADING, prefer_fresh
 from memeval.pack import Section
 from memeval.report.files import read_run
 from memeval.spec.model import Policy
-from tests.conftest import FIXTURES, cli
+from tests.conftest import FIXTURES, ROOT, cli
 
 T = "tenant-r"
 HELDOUT = os.path.join(FIXTURES, "heldout", "heldout.yaml")
+SUITE = os.path.join(ROOT, "specs", "agent-memory.yaml")
 
 
 def turn(text: str, at: str, node: str = "agent:a", **kw) -> MemoryItem:
@@ -78,6 +79,41 @@ def test_items_that_merely_share_a_topic_are_not_demoted(engine):
     assert hits[0].startswith("New rule")
 
 
+def test_feedback_brings_in_the_near_twin_of_the_best_match():
+    """The answer shares no content word with the question, but several with the question's
+    best match (Postgres, version 16, staging): the feedback pass ranks it above unrelated
+    documents (without feedback it comes last)."""
+    engine = create({"embedder": "none"})
+    docs = [("Upgrade Postgres to 16", "Plan: upgrade the production Postgres cluster to version 16 in November, "
+             "after staging has run on it for a month."),
+            ("Heads-up", "Mateo: the staging Postgres moves to version 16 on Thursday night; the connection string "
+             "then points at staging-db-2.internal."),
+            ("Security policy", "Laptops use full-disk encryption and production access needs a hardware key."),
+            ("Deploy README", "Deploys go through the ship CLI with a canary on 5% of traffic."),
+            ("Data retention", "Support tickets are kept for 24 months and logs for 30 days.")]
+    for i, (title, text) in enumerate(docs):
+        engine.write(MemoryItem(T, "source:x", "document", text, title=title, at=day(i)))
+    question = "Which hostname should the app use for the pre-production SQL server after the upgrade?"
+    titles = [h.item.title for h in engine.recall(RecallRequest(T, ("source:",), question, 6))]
+    assert titles.index("Heads-up") < titles.index("Data retention") and titles.index("Heads-up") < 3
+
+
+def test_a_turn_gains_from_the_best_match_in_its_thread():
+    """An introduction matches the name; the next turn of the same conversation answers the
+    question in other words and comes second, ahead of other threads' turns (last without the
+    thread signal)."""
+    engine = create({"embedder": "none"})
+    turns = [("intro", "Hi! I'm Dana Okafor. I lead data engineering at Verdant Foods."),
+             ("intro", "My manager is Lucas Brenner; our quarterly review is on 3 October."),
+             ("errands", "Draft a reply to the account rep saying we decide after the review."),
+             ("errands", "Thanks, that's it."),
+             ("errands", "Remind me to renew my passport; it expires in December."),
+             ("errands", "For the migration channel, let's go with #dagster-move.")]
+    for i, (thread, text) in enumerate(turns):
+        engine.write(turn(text, day(i), role="user", thread=thread, turn=i))
+    assert recall(engine, "Who does Dana report to?", limit=6)[1].startswith("My manager is Lucas Brenner")
+
+
 def test_the_pack_moves_a_superseded_document_after_the_newer_turn():
     engine = create({"embedder": "auto"})
     engine.write(MemoryItem(T, "source:notion", "document", "Budget: 40,000 EUR for the Heron agency and campaign.",
@@ -100,12 +136,33 @@ def test_sources_that_agree_or_are_undated_stay_where_they_are():
     assert [s.refs for s in sections] == [["a"], ["b", "c"]]
 
 
+def recall_totals(suite: str, out: str) -> dict:
+    """The recall phase's totals of ``suite`` run on the default reference engine."""
+    assert cli(["run", suite, "--out", out, "--quiet"]) == 0
+    return read_run(os.path.join(out, "run.json")).to_json()["totals"]["recall"]
+
+
+def test_the_main_suite_meets_the_targets(tmp_path):
+    """Issue 14's targets on the default install: pack hit >= 92%, >= 85% on paraphrases, fresh
+    first >= 80%, no leak (measured: 92/100, 37/43, 13/15, 0 of 9)."""
+    totals = recall_totals(SUITE, str(tmp_path))
+    hit, fresh, leaks = totals["all"]["pack_hit"], totals["all"]["fresh_first"], totals["all"]["leaks"]
+    paraphrase = totals["styles"]["paraphrase"]["pack_hit"]
+    assert hit["n"] == 100 and hit["k"] >= 92
+    assert paraphrase["n"] == 43 and paraphrase["k"] >= 37
+    assert fresh["n"] == 15 and fresh["value"] >= 0.8
+    assert leaks["n"] == 9 and leaks["k"] == 0
+
+
 def test_the_held_out_suite_meets_the_targets_with_the_same_settings(tmp_path):
-    assert cli(["run", HELDOUT, "--out", str(tmp_path), "--quiet"]) == 0
-    totals = read_run(str(tmp_path / "run.json")).to_json()["totals"]["recall"]["all"]
-    hit, fresh, leaks = totals["pack_hit"], totals["fresh_first"], totals["leaks"]
-    assert hit["n"] == 13 and hit["value"] >= 0.92
-    assert fresh["n"] == 2 and fresh["value"] >= 0.8
+    """The same settings on a suite they were never tuned on: every ranked probe hits (13/13,
+    paraphrases 4/4), the current value comes first (2/2), no leak."""
+    totals = recall_totals(HELDOUT, str(tmp_path))
+    hit, fresh, leaks = totals["all"]["pack_hit"], totals["all"]["fresh_first"], totals["all"]["leaks"]
+    paraphrase = totals["styles"]["paraphrase"]["pack_hit"]
+    assert (hit["k"], hit["n"]) == (13, 13)
+    assert (paraphrase["k"], paraphrase["n"]) == (4, 4)
+    assert (fresh["k"], fresh["n"]) == (2, 2)
     assert leaks["n"] == 1 and leaks["k"] == 0
 
 
@@ -135,7 +192,9 @@ def test_vectors_are_computed_at_write_time_in_batches():
         engine.write(turn(f"note number {i}", day(i % 20)))
     assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
     recall(engine, "note number 7", limit=1)
-    assert embedder.embedded == 4096 + 5 + 1  # the partial batch and the query, at the first search
+    # The partial batch and the query at the first search (a candidate holds every word of the
+    # query, so no feedback query is embedded).
+    assert embedder.embedded == 4096 + 5 + 1
 
 
 def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
