@@ -23,7 +23,8 @@ NOTES = [
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
     "abstention questions (_abs, LoCoMo category 5) are answer_only: the model's answer is graded, not the pack",
     "a probe's gold is the answer a judge grader reads where it is not expect[0] (an _abs explanation, LoCoMo's full answer)",
-    "questions graded only by a judge (a preference rubric: no value a pack can hold) are listed under x-unmapped",
+    "preference questions are judged probes: their rubric is the gold, no expect (no value a pack can hold), "
+    "scored only by the longmemeval-judge grader under --llm",
 ]
 
 

@@ -89,3 +89,13 @@ def test_a_dataset_suite_says_its_grader_under_dataset(tmp_path, capsys):
     path.write_text("suite: s\nabout: a\ngrader: mem0-j\ndataset:\n  format: locomo\n  path: locomo10.json\n")
     err = _issue_at(path, capsys)
     assert f"{path}:3:1" in err and "move grader: under dataset:" in err
+
+
+def test_without_a_model_the_report_says_the_preference_type_needs_one(tmp_path, capsys):
+    path = _imported(tmp_path, capsys, "longmemeval")
+    assert cli(["run", str(path), "--out", str(tmp_path / "run"), "--quiet"]) == 0
+    md = (tmp_path / "run" / "run.md").read_text()
+    section = md[md.index("## Benchmark"):md.index("## KPIs")]
+    assert "single-session-preference: 1 question(s) judged only (the gold is a rubric" in section
+    assert "they need a model (run with --llm) and the longmemeval-judge grader" in section
+    assert "| single-session-preference | – | 0 |" in section  # no data, never 0%

@@ -48,3 +48,22 @@ def test_an_imported_suite_grades_as_the_dataset_route(mock: Mock, tmp_path: Pat
     assert graded and len(set(graded)) > 1  # real scores, not one constant
     if fmt == "longmemeval":  # the judge ran: its summary is recorded the same way on both routes
         assert imported["benchmark"]["judge"]["judged"] == direct["benchmark"]["judge"]["judged"] > 0
+
+
+def test_a_preference_question_is_answered_and_judged_into_the_task_average(mock: Mock, tmp_path: Path) -> None:
+    write(tmp_path / "longmemeval_s.json", lme_records())
+    suite = tmp_path / "bench.yaml"
+    suite.write_text("suite: s\nabout: a\ndataset:\n  format: longmemeval\n  path: longmemeval_s.json\n"
+                     "  grader: longmemeval-judge\n")
+    record = _run(tmp_path, mock, suite, "run")
+    preference = next(p for p in record["probes"] if p["id"] == "q-0a995998" and p["phase"] == "recall")
+    assert preference["llm_answer"] and preference["llm_ok"] is None  # memeval's matcher has nothing to match
+    assert preference["grader_score"] in (0.0, 1.0) and preference["hit"] is None and preference["answer_ok"] is None
+    templates = {t["key"]: t["name"] for t in record["benchmark"]["judge"]["templates"]}
+    assert "single-session-preference" in templates
+    md = (tmp_path / "run" / "run.md").read_text()
+    section = md[md.index("## Benchmark"):md.index("## KPIs")]
+    verdict = "100.0%" if preference["grader_score"] == 1.0 else "0.0%"
+    assert f"| single-session-preference | {verdict} | 1 |" in section
+    assert "task-averaged (mean of 5 of 6 type means)" in section  # five types in the file (none is ssa), all judged
+    assert "judged only" not in section
