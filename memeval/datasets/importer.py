@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from memeval.datasets import lme_yaml, locomo_yaml
+from memeval.datasets.judge import OFFICIAL
 from memeval.datasets.model import LOCOMO_CATEGORIES, LmeInstance, LocomoSample
 from memeval.datasets.source import DatasetFile, Selection, Unit, iter_units, scan, select
 from memeval.datasets.yamlout import ImportResult, epoch_of, prepare, safe_id, suite_document, write_yaml
@@ -22,8 +23,17 @@ NOTES = [
     "style (lexical/paraphrase) is not given by the data: every probe says paraphrase",
     "abstention questions (_abs, LoCoMo category 5) are answer_only: the model's answer is graded, not the pack",
     "a probe's gold is the answer a judge grader reads where it is not expect[0] (an _abs explanation, LoCoMo's full answer)",
-    "questions graded only by a judge (a preference rubric: no value a pack can hold) are listed under x-unmapped",
+    "preference questions are judged probes: their rubric is the gold, no expect (no value a pack can hold), "
+    "scored only by the longmemeval-judge grader under --llm",
 ]
+
+
+GRADER_NOTES = {
+    "longmemeval": "LongMemEval's official judge (one prompt per question type) scores the model's answers under --llm",
+    "locomo": "LoCoMo's official token F1 scores the model's answers under --llm; the alternative is mem0-j\n"
+              "(mem0's LLM judge, a separately named score: F1 is still reported beside it)",
+}
+"""The comment above the ``grader:`` an import writes."""
 
 
 def category_map_text() -> str:
@@ -56,7 +66,8 @@ def import_dataset(fmt: str, path: str | Path, out: str | Path, selection: Selec
     if not result.scenarios:
         raise UsageError(f"{dataset.path}: none of the {len(chosen)} selected questions can be mapped to a probe "
                          f"({result.unmapped[0]['reason']})")
-    write_yaml(result.directory / "suite.yaml", _header(dataset), _suite(dataset, selection, len(chosen), epoch, result))
+    write_yaml(result.directory / "suite.yaml", _header(dataset), _suite(dataset, selection, len(chosen), epoch, result),
+               {"grader": GRADER_NOTES[dataset.format]})
     return dataset, result
 
 
@@ -102,7 +113,7 @@ def _suite(dataset: DatasetFile, selection: Selection, chosen: int, epoch: Any, 
                                 ("limit", selection.limit)) if v}
     if picked:
         source["selection"] = picked
-    extra: dict[str, Any] = {"x-dataset": source}
+    extra: dict[str, Any] = {"grader": OFFICIAL[dataset.format], "x-dataset": source}
     if dataset.format == "locomo":
         extra["x-category_map"] = {k: v for k, v in LOCOMO_CATEGORIES.items()}
     extra["x-import_notes"] = NOTES

@@ -52,6 +52,11 @@ TEMPLATE_KEYS = {"longmemeval-judge": LME_PROMPT_KEYS, "mem0-j": (J_PROMPT_KEY,)
 """The ``prompts:`` keys each judge grader reads."""
 JUDGED_FORMAT = {"longmemeval-judge": "longmemeval", "mem0-j": "locomo"}
 """The benchmark each judge grader belongs to."""
+GRADER_FORMAT = {**JUDGED_FORMAT, "locomo-f1": "locomo"}
+"""The benchmark each grader but ``memeval`` (memeval's own matcher, any benchmark) belongs to."""
+OFFICIAL = {"longmemeval": "longmemeval-judge", "locomo": "locomo-f1"}
+"""Each benchmark's official grader, which ``memeval import`` writes (LoCoMo's alternative is
+mem0's J, ``mem0-j``, a separately named score)."""
 _SHARED = frozenset({"single-session-user", "single-session-assistant", "multi-session"})
 # upstream judges these three types with one prompt: memeval ships it once, as lme-answer
 

@@ -10,12 +10,11 @@ from memeval.datasets.model import LmeInstance, Turn
 from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, probe_id, safe_id, scenario_id, unique_ids
 
 AGENT = "assistant"
+PREFERENCE = "single-session-preference"
 
 
 def unmapped_reason(instance: LmeInstance) -> str | None:
-    """Why a question cannot be an ordinary probe today, or None when it can."""
-    if instance.question_type == "single-session-preference":
-        return "single-session-preference: the answer is a rubric, not a value a pack can hold; judge only"
+    """Why a question cannot be a probe, or None when it can."""
     if not instance.answer.strip():
         return "the answer is empty"
     return None
@@ -35,8 +34,7 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
         "id": probe_id("longmemeval", instance.question_id), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
-        **({"abstain": True, "answer_only": True, "groups": ["abstention"], "gold": instance.answer}
-           if instance.abstention else {"expect": [instance.answer]}),
+        **_graded_by(instance),
         "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
         "x-question_id": instance.question_id,
         "x-question_date": instance.asked_text, "asked_at": iso(instance.asked_at),
@@ -48,6 +46,17 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
             "tenants": [safe_id(instance.question_id, "q-")],
             "agents": [{"id": AGENT, "role": "chat assistant remembering one user's past sessions"}],
             "threads": threads, "probes": [probe]}
+
+
+def _graded_by(instance: LmeInstance) -> dict[str, Any]:
+    """How the probe is graded: abstention (an ``_abs`` explanation as gold), judged (a
+    preference rubric as gold: no value a pack can hold, so only the judge grader scores it), or
+    the answer as ``expect``."""
+    if instance.abstention:
+        return {"abstain": True, "answer_only": True, "groups": ["abstention"], "gold": instance.answer}
+    if instance.question_type == PREFERENCE:
+        return {"gold": instance.answer}
+    return {"expect": [instance.answer]}
 
 
 def exchanges_of(thread_id: str, turns: tuple[Turn, ...]) -> tuple[list[dict[str, Any]], int]:

@@ -89,11 +89,17 @@ def prepare(directory: Path) -> Path:
     return scenarios
 
 
-def write_yaml(path: Path, header: str, document: dict[str, Any]) -> None:
-    """One YAML file: ``header`` as comment lines, then the document (key order kept)."""
-    comment = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
+def write_yaml(path: Path, header: str, document: dict[str, Any], notes: dict[str, str] | None = None) -> None:
+    """One YAML file: ``header`` as comment lines, then the document (key order kept), each
+    top-level key named in ``notes`` preceded by its note as a comment line."""
     body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-    path.write_text(comment + body, encoding="utf-8")
+    for key, note in (notes or {}).items():
+        body = re.sub(rf"^{re.escape(key)}:", lambda m: f"{_comment(note)}{m.group(0)}", body, count=1, flags=re.M)
+    path.write_text(_comment(header) + body, encoding="utf-8")
+
+
+def _comment(text: str) -> str:
+    return "".join(f"# {line}\n" if line else "#\n" for line in text.splitlines())
 
 
 def suite_document(name: str, about: str, epoch: datetime, extra: dict[str, Any]) -> dict[str, Any]:

@@ -42,8 +42,9 @@ NOT_ASKED = "not answered: the answerer stopped"
 
 def is_target(probe: ProbeResult) -> bool:
     """Whether a model answers this probe: scored, with a pack, and with an answer to grade (a
-    leak-only probe has none: asking would cost a call that counts for nothing)."""
-    return probe.scored and probe.pack is not None and bool(probe.expect or probe.abstain)
+    judged probe's by its judge grader; a leak-only probe has none: asking would cost a call
+    that counts for nothing)."""
+    return probe.scored and probe.pack is not None and bool(probe.expect or probe.abstain or probe.gold)
 
 
 def answer_record(record: RunRecord, settings: LlmSettings) -> RunRecord:

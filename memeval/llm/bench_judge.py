@@ -1,5 +1,5 @@
 """A benchmark's judge grader run over a record's model answers: LongMemEval's judge
-(``longmemeval-judge``) or mem0's J on LoCoMo (``mem0-j``), as the suite's ``dataset.grader`` selects.
+(``longmemeval-judge``) or mem0's J on LoCoMo (``mem0-j``), as the suite's ``dataset.grader`` (or an imported suite's ``grader:``) selects.
 
 Every answered question (both phases; identical requests are asked once through the cache) gets
 one judge call built by :mod:`memeval.datasets.judge` (its question type's prompt, the
@@ -100,10 +100,11 @@ def official_name(model: str, url: str) -> str:
 
 
 def templates_of(record: RunRecord) -> dict[str, PromptTemplate]:
-    """The grader's templates by key: the suite's ``dataset.prompts`` files (relative to the
-    suite file) over the shipped ones."""
+    """The grader's templates by key: the suite's ``dataset.prompts`` (or, in an imported suite,
+    suite-level ``prompts:``) files, relative to the suite file, over the shipped ones."""
     dataset: Any = record.suite.resolved.get("dataset")
-    given: Mapping[str, str] = dataset.get("prompts") or {} if isinstance(dataset, Mapping) else {}
+    declared: Any = dataset if isinstance(dataset, Mapping) else record.suite.resolved
+    given: Mapping[str, str] = declared.get("prompts") or {}
     folder = os.path.dirname(record.suite.source)
     files = {key: os.path.normpath(os.path.join(folder, str(path))) for key, path in given.items()}
     if record.benchmark is not None and record.benchmark.grader == LOCOMO_J.name:

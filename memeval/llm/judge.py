@@ -34,7 +34,7 @@ from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency,
                             RunRecord)
 from memeval.record.codec import from_json
 from memeval.score.clustered import cohen_kappa
-from memeval.score.probe import grade_answer, probe_from_record
+from memeval.score.probe import grade_answer, judged_only, probe_from_record
 
 LENIENCY_MAX = 40
 _WORD = re.compile(r"[a-z0-9]+")
@@ -52,7 +52,8 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     if record.answerer is None:
         raise ValueError("judge_record: the run has no model answers")
     planted = planted_answers(record.probes)
-    answered = [p for p in record.probes if p.scored and p.llm_answer is not None]
+    # a judged probe's gold is a rubric only its benchmark's judge grader reads: --judge has no reference
+    answered = [p for p in record.probes if p.scored and p.llm_answer is not None and not judged_only(p)]
     batch = Batch(settings, cache)
     try:
         checks = batch.run([job(probe, answer) for probe, _, answer in planted])

@@ -19,6 +19,7 @@ from memeval.datasets.judge import LOCOMO_J
 from memeval.record import BenchmarkInfo, BenchmarkJudge, Consistency, ProbeResult, RunRecord
 from memeval.report.errata import benchmark_ceiling
 from memeval.score.benchmark import APPLIED
+from memeval.score.probe import judged_only
 from memeval.score.stats import Rate
 from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
 
@@ -64,15 +65,28 @@ def benchmark_view(record: RunRecord) -> BenchmarkView | None:
                    _locomo(probes, title, score, info.category_map, title.startswith("J ")) for title, score in scores)
     asked = len({(p.scenario, p.id) for p in asked_all})
     ceiling = benchmark_ceiling(asked_all)
-    notes: tuple[str, ...] = (ceiling,) if ceiling else ()
+    notes: tuple[str, ...] = ((ceiling,) if ceiling else ()) + _judged_note(probes, model, info)
     if asked < info.questions:
         notes += (f"{info.questions - asked} of the {info.questions} selected questions have no probe (see the import's "
-                 "x-unmapped: a LongMemEval preference rubric, a LoCoMo row without an answer); they are in no n.",)
+                 "x-unmapped: an empty answer, a LoCoMo row without an answer); they are in no n.",)
     recalls = [p.evidence_recall for p in probes if p.evidence_recall is not None]
     recall = f"{100 * sum(recalls) / len(recalls):.1f}% (n = {len(recalls)})" if recalls else "– (no question cites evidence)"
     misses = tuple((p.id, p.category or "", kind) for p in probes if (kind := miss_kind(p, model, info)))
     judge = judge_lines(info.judge) if info.judge and model else ()
     return BenchmarkView(info, measure, tables, notes, judge, recall, misses)
+
+
+def _judged_note(probes: list[ProbeResult], model: bool, info: BenchmarkInfo) -> tuple[str, ...]:
+    """What the judged-only questions (a preference rubric as gold) need before they are scored:
+    a model and the judge grader; nothing once the judge ran."""
+    judged = [p for p in probes if p.scored and judged_only(p)]
+    if not judged or (model and info.judge is not None):
+        return ()
+    need = "a model (run with --llm) and the longmemeval-judge grader" if not model else \
+        f"the longmemeval-judge grader (this run's is {info.grader})"
+    types = ", ".join(sorted({p.category or "uncategorised" for p in judged}))
+    return (f"{types}: {len(judged)} question(s) judged only (the gold is a rubric, nothing a pack can hold); they need "
+            f"{need}, and are in no n until then.",)
 
 
 def _measures(info: BenchmarkInfo, model: bool) -> tuple[str, list[tuple[str, Score]]]:

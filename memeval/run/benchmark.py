@@ -17,8 +17,9 @@ GRADERS = {"longmemeval": (LONGMEMEVAL_JUDGE,), "locomo": (LOCOMO_F1, LOCOMO_J, 
 
 
 def benchmark_info(suite: Suite) -> BenchmarkInfo | None:
-    """The benchmark a suite's questions come from: its ``dataset:`` source, else the
-    ``x-dataset`` note ``memeval import`` writes; None for any other suite."""
+    """The benchmark a suite's questions come from: its ``dataset:`` source and grader, else the
+    ``x-dataset`` note ``memeval import`` writes and the suite-level ``grader:``; None for any
+    other suite. No grader declared is ``memeval`` (memeval's own matcher)."""
     src = suite.dataset
     if src is not None:
         return _info(src.format, os.path.basename(src.path), src.variant, src.sha256, len(src.questions), src.grader)
@@ -26,7 +27,7 @@ def benchmark_info(suite: Suite) -> BenchmarkInfo | None:
     if not isinstance(note, dict) or note.get("format") not in GRADERS:
         return None
     return _info(note["format"], str(note.get("file", "")), str(note.get("variant", "")), str(note.get("sha256", "")),
-                 int(note.get("selected", 0)), None)
+                 int(note.get("selected", 0)), suite.resolved.get("grader"))
 
 
 def _info(fmt: str, file: str, variant: str, sha256: str, questions: int, grader: str | None) -> BenchmarkInfo:

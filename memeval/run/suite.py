@@ -294,7 +294,7 @@ def _usage(usage: EngineUsage) -> Usage:
 
 
 def _line(result: ScenarioResult, probes: list[ProbeResult]) -> str:
-    scored = [p for p in probes if p.scored and not p.abstain]
+    scored = [p for p in probes if p.scored and p.hit is not None]  # abstention, judged, leak-only: no pack hit
     hits = sum(1 for p in scored if p.hit)
     status = "ok" if result.ok else f"ERROR: {result.error}"
     return f"scenario {result.id}: {hits}/{len(scored)} pack hits, {len(probes)} probe runs, {result.ms / 1000:.2f} s — {status}"

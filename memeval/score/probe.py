@@ -1,7 +1,8 @@
 """Scoring one probe's pack (and answers) into its :class:`~memeval.record.ProbeResult`.
 
-Statuses: ``scored`` (a leak-only probe is scored on its leak fields alone: hit, rank and
-answers stay None, so it is never a hit or a miss); ``unsupported`` (the engine lacks a capability the probe needs);
+Statuses: ``scored`` (a leak-only probe is scored on its leak fields alone, and a judged probe
+(gold, no expect) by a benchmark's judge grader alone: hit, rank and answers stay None, so
+neither is ever a hit or a miss); ``unsupported`` (the engine lacks a capability the probe needs);
 ``errored`` (the call failed; ``reason`` says why). Only scored probes carry numbers; every
 other field is null, never 0.
 """
@@ -57,6 +58,9 @@ def score_pack(scenario: str, probe: Probe, phase: Phase, markdown: str, tokens:
     forbidden = tuple(s for s in probe.forbid if contains(markdown, s, mode))
     if leak_only(probe):
         result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
+    elif judged_only(probe):  # nothing a pack can hold: the judge grader reads the model's answer
+        if probe.forbid:
+            result = replace(result, leak_checked=True, leak=bool(forbidden), leaked=forbidden)
     elif probe.abstain and not probe.forbid:  # answer_only: nothing to check in the pack or the extract
         result = replace(result, answer_ok=None)
     elif probe.abstain:
@@ -76,20 +80,27 @@ def probe_from_record(result: ProbeResult) -> Probe:
     """The parts of a Probe that grading reads, rebuilt from its recorded result."""
     return Probe(id=result.id, route=result.route, agent="", tenant="", question=result.question, style=result.style,
                  expect=result.expect, accept=result.accept, stale=result.stale, forbid=result.forbid,
-                 abstain=result.abstain, groups=result.groups, match=result.match, category=result.category)
+                 abstain=result.abstain, groups=result.groups, match=result.match, category=result.category,
+                 gold=result.gold)
 
 
 def leak_only(probe: Probe) -> bool:
-    """Whether the probe checks leaks only: neither an expectation nor an abstention (what a
-    recorded result of a ``leak_only`` probe looks like, so regrading reads it the same way)."""
-    return not probe.expect and not probe.abstain
+    """Whether the probe checks leaks only: no expectation, abstention or gold (what a recorded
+    result of a ``leak_only`` probe looks like, so regrading reads it the same way)."""
+    return not probe.expect and not probe.abstain and probe.gold is None
+
+
+def judged_only(probe: Probe | ProbeResult) -> bool:
+    """Whether only a benchmark's judge grader scores the probe: a gold answer (a rubric) but no
+    expectation a pack or matcher could check, and no abstention."""
+    return not probe.expect and not probe.abstain and probe.gold is not None
 
 
 def grade_answer(probe: Probe, answer: str | None, extractive: bool = False) -> bool | None:
     """Grade an answer. For an abstention probe a model must say it does not know and invent
     nothing; the extractive answerer cannot abstain, so it only must not invent. A leak-only
-    probe grades no answer (None)."""
-    if leak_only(probe):
+    probe, and a judged one (its judge grader grades it), grade no answer (None)."""
+    if leak_only(probe) or judged_only(probe):
         return None
     if probe.abstain:
         invented = answer is not None and any(contains(answer, s, probe.match) for s in probe.forbid)

@@ -242,6 +242,12 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
         return []
     if "abstain" in probe and not isinstance(probe["abstain"], bool):
         return []  # the schema reports the value; whether expect is needed is unknown
+    if "expect" not in probe and "gold" in probe:  # a judged probe: only a benchmark's judge grader scores it
+        for key in ("stale", "accept"):
+            if key in probe:
+                return [loc.issue(path + (key,), f"a judged probe (gold, no expect) holds nothing a pack is checked for, "
+                                  f"so it takes no {key}; drop it, or add expect", key=True)]
+        return []
     if "expect" not in probe:
         return [loc.issue(path, "missing expect: a scored probe must say what the pack must hold (or set abstain: true, or leak_only: true with forbid)", key=True)]
     if ("stale" in probe or "accept" in probe) and not probe.get("expect"):
@@ -251,7 +257,7 @@ def _check_expectations(loc: Located, path: Path, probe: dict[str, Any]) -> list
 
 def _check_leak_only(loc: Located, path: Path, probe: dict[str, Any]) -> list[SpecIssue]:
     """A leak-only probe scores nothing but its forbidden strings."""
-    for key in ("expect", "accept", "stale", "abstain"):
+    for key in ("expect", "accept", "stale", "abstain", "gold"):
         if key in probe:
             return [loc.issue(path + (key,), f"a leak-only probe scores no answer, so it takes no {key}; "
                               "drop it, or drop leak_only for a scored probe", key=True)]

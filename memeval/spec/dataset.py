@@ -13,7 +13,7 @@ from typing import Any
 
 from memeval.datasets.importer import open_selection
 from memeval.datasets.source import Selection
-from memeval.datasets.judge import JUDGED_FORMAT, TEMPLATE_KEYS, template_file
+from memeval.datasets.judge import GRADER_FORMAT, OFFICIAL, TEMPLATE_KEYS, template_file
 from memeval.datasets.yamlout import probe_id, scenario_id
 from memeval.errors import SpecIssue, UsageError
 from memeval.suggest import did_you_mean
@@ -37,7 +37,7 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
         key = found.group(1) if found and found.group(1) in raw else None
         line, col = marks.at(("dataset", key) if key else ("dataset",), key=key is None)
         return None, [SpecIssue(path, line, col, f"dataset.{key}" if key else "dataset", str(err))]
-    prompts, issues = _prompts(raw, path, marks, dataset.format)
+    prompts, issues = grader_issues(raw, path, marks, dataset.format, ("dataset",))
     if issues:
         return None, issues
     line, col = marks.at(("dataset",), key=True)
@@ -52,32 +52,63 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
     ), []
 
 
-def _prompts(raw: dict[str, Any], path: str, marks: Marks, fmt: str) -> tuple[tuple[tuple[str, str], ...], list[SpecIssue]]:
-    """The ``prompts:`` templates as (key, file resolved against the suite's folder), each key one
-    the grader judges with and each file readable text; else the issues saying what to fix."""
+def suite_grader(data: dict[str, Any], path: str, marks: Marks) -> list[SpecIssue]:
+    """The issues of a suite-level ``grader:`` / ``prompts:`` (the schema-valid suite mapping
+    ``data`` of ``path``): they belong to a suite ``memeval import`` wrote (an ``x-dataset``
+    note naming its format) and are checked as ``dataset.grader`` / ``dataset.prompts`` are."""
+    declared = [k for k in ("grader", "prompts") if k in data]
+    if not declared:
+        return []
+    line, col = marks.at((declared[0],), key=True)
+    if isinstance(data.get("dataset"), dict):
+        return [SpecIssue(path, line, col, declared[0], f"this suite has a dataset: block: move {declared[0]}: under "
+                          "dataset: (a suite-level grader is for a suite memeval import wrote)")]
+    note = data.get("x-dataset")
+    fmt = note.get("format") if isinstance(note, dict) else None
+    if fmt not in ("longmemeval", "locomo"):
+        return [SpecIssue(path, line, col, declared[0], f"{declared[0]}: grades a benchmark's questions: declare it under "
+                          "dataset: (with the file's format and path), or in a suite memeval import wrote (its "
+                          "x-dataset note names the format)")]
+    return grader_issues(data, path, marks, str(fmt), ())[1]
+
+
+def grader_issues(raw: dict[str, Any], path: str, marks: Marks, fmt: str,
+                  at: tuple[str, ...]) -> tuple[tuple[tuple[str, str], ...], list[SpecIssue]]:
+    """The ``grader:`` of mapping ``raw`` (at key path ``at`` of suite ``path``) checked against
+    the benchmark ``fmt``, and its ``prompts:`` templates as (key, file resolved against the
+    suite's folder), each key one the grader judges with and each file readable text; else the
+    issues saying what to fix."""
+    grader = raw.get("grader")
+    if GRADER_FORMAT.get(grader or "", fmt) != fmt:
+        line, col = marks.at((*at, "grader"))
+        return (), [SpecIssue(path, line, col, _dotted(at, "grader"), f"{grader} grades {GRADER_FORMAT[grader or '']} "
+                              f"questions, and this file is {fmt}: use {OFFICIAL[fmt]} (or memeval)")]
     given: dict[str, str] = raw.get("prompts") or {}
     if not given:
         return (), []
-    grader = raw.get("grader")
     keys = TEMPLATE_KEYS.get(grader or "", ())
-    if not keys or JUDGED_FORMAT[grader or ""] != fmt:
-        line, col = marks.at(("dataset", "prompts"), key=True)
-        return (), [SpecIssue(path, line, col, "dataset.prompts", "prompts are for a judge grader: add grader: "
+    if not keys:
+        line, col = marks.at((*at, "prompts"), key=True)
+        return (), [SpecIssue(path, line, col, _dotted(at, "prompts"), "prompts are for a judge grader: add grader: "
                               f"{'longmemeval-judge' if fmt == 'longmemeval' else 'mem0-j'} (this file is {fmt})")]
     issues, out = [], []
     for key, file in given.items():
-        line, col = marks.at(("dataset", "prompts", key), key=True)
+        line, col = marks.at((*at, "prompts", key), key=True)
         if key not in keys:
-            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", f"unknown prompt key {key!r} for "
+            issues.append(SpecIssue(path, line, col, _dotted(at, f"prompts.{key}"), f"unknown prompt key {key!r} for "
                                     f"{grader}{did_you_mean(key, list(keys))}; use one of {', '.join(keys)}"))
             continue
         where = os.path.normpath(os.path.join(os.path.dirname(path), file))
         problem = _unusable(where)
         if problem:
-            line, col = marks.at(("dataset", "prompts", key))
-            issues.append(SpecIssue(path, line, col, f"dataset.prompts.{key}", problem))
+            line, col = marks.at((*at, "prompts", key))
+            issues.append(SpecIssue(path, line, col, _dotted(at, f"prompts.{key}"), problem))
         out.append((key, where))
     return tuple(out), issues
+
+
+def _dotted(at: tuple[str, ...], key: str) -> str:
+    return ".".join((*at, key))
 
 
 def _unusable(file: str) -> str | None:

@@ -95,6 +95,10 @@ def load_suite(path: str) -> m.Suite:
         issues += found
         if dataset is not None:  # the suite's hash covers the data it runs, so a resume checks it too
             digest.update(dataset.sha256.encode())
+    if ("grader" in data or "prompts" in data) and not any(i.path.startswith(("grader", "prompts")) for i in issues):
+        from memeval.spec.dataset import suite_grader  # as above: only a suite that declares one
+
+        issues += suite_grader(data, path, marks)
     errata, found = _errata(path, data, marks, located, dataset, digest)
     issues += found
     if not located and not issues and dataset is None:

@@ -127,13 +127,15 @@ class Probe:
     asked_at: str | None = None
     """When the question is asked (ISO 8601, no zone; a benchmark's question date); None: undated."""
     gold: str | None = None
-    """The benchmark's gold answer for a judge grader, where it is not ``expect[0]``."""
+    """The benchmark's gold answer for a judge grader, where it is not ``expect[0]``; with no
+    ``expect`` (and no abstention) the probe is *judged*: only the judge grader scores its model
+    answer (a LongMemEval preference rubric), and its pack hit and answers stay None."""
 
     @property
     def scored(self) -> bool:
-        """Whether the probe has something to score (an expectation, an abstention or, for a
-        leak-only probe, its forbidden strings)."""
-        return bool(self.expect) or self.abstain or self.leak_only
+        """Whether the probe has something to score (an expectation, an abstention, a judged
+        probe's gold or, for a leak-only probe, its forbidden strings)."""
+        return bool(self.expect) or self.abstain or self.leak_only or self.gold is not None
 
     @property
     def checks_forgetting(self) -> bool:

@@ -140,6 +140,8 @@ def test_a_killed_dataset_run_resumes_question_by_question(tmp_path, capsys):
     ("locomo", "  grader: mem0-j\n  prompts:\n    temporal-reasoning: t.txt\n", ":8:5", "use one of j"),
     ("locomo", "  grader: mem0-j\n  prompts:\n    j: broken.txt\n", ":8:8", "cannot be filled ('query')"),
     ("locomo", "  grader: locomo-f1\n  prompts:\n    j: t.txt\n", ":7:3", "prompts are for a judge grader: add grader: mem0-j"),
+    ("longmemeval", "  grader: locomo-f1\n", ":6:11", "locomo-f1 grades locomo questions, and this file is longmemeval: "
+     "use longmemeval-judge (or memeval)"),
 ])
 def test_a_judge_template_that_cannot_be_used_is_a_spec_error(tmp_path, capsys, fmt, extra, where, words):
     (tmp_path / "t.txt").write_text("Question: {question} {answer} {response}")

@@ -27,12 +27,14 @@ def lme_suite(tmp_path, capsys):
 
 def test_longmemeval_import_maps_each_question_to_its_own_dated_scenario(lme_suite):
     out, printed = lme_suite
-    assert "wrote" in printed and "5 scenarios, 5 probes" in printed and "1 selected questions not mapped" in printed
+    assert "wrote" in printed and "6 scenarios, 6 probes" in printed and "not mapped" not in printed
     suite = _load(out / "suite.yaml")
     assert suite["defaults"]["epoch"] == "2023-01-10T00:00:00Z"  # the earliest selected session
     assert suite["x-dataset"]["variant"] == "s" and len(suite["x-dataset"]["sha256"]) == 64
-    unmapped = {u["question_id"]: u["reason"] for u in suite["x-unmapped"]}
-    assert set(unmapped) == {"0a995998"} and "rubric" in unmapped["0a995998"]
+    assert "x-unmapped" not in suite
+    preference = _load(out / "scenarios" / "lme-0a995998.yaml")["probes"][0]  # judged only: the rubric is its gold
+    assert "expect" not in preference and "abstain" not in preference and preference["gold"].startswith("The user would prefer")
+    assert preference["category"] == "single-session-preference" and preference["evidence"] == ["answer_p1:0"]
     abstention = _load(out / "scenarios" / "lme-e47becba_abs.yaml")["probes"][0]  # graded on the answer alone
     assert abstention["abstain"] is True and abstention["answer_only"] is True and "expect" not in abstention
     scenario = _load(out / "scenarios" / "lme-e47becba.yaml")
@@ -56,7 +58,13 @@ def test_imported_suites_validate_and_run_on_the_reference_engine(lme_suite, tmp
     assert cli(["run", str(out / "suite.yaml"), "--out", str(tmp_path / "run"), "--quiet"]) == 0
     record = read_run(str(tmp_path / "run" / "run.json"))
     probes = {p.scenario: p for p in record.probes if p.phase == "recall"}
-    assert set(probes) == {"lme-e47becba", "lme-e47becba_abs", "lme-118b2229", "lme-6a1eabeb", "lme-gpt4_2655b836"}
+    assert set(probes) == {"lme-e47becba", "lme-e47becba_abs", "lme-118b2229", "lme-6a1eabeb", "lme-gpt4_2655b836",
+                           "lme-0a995998"}
+    judged = probes["lme-0a995998"]  # scored by the judge grader alone: no pack-level number, never 0
+    assert judged.scored and (judged.hit, judged.rr, judged.answer_ok, judged.leak_checked) == (None, None, None, False)
+    assert judged.evidence_recall is not None
+    recall = record.totals["recall"].all  # the abstention and the judged question are in no pack-level n
+    assert recall.pack_hit.n == recall.extractive.n == 4 and recall.scored == 6
     assert probes["lme-e47becba_abs"].invented is None and probes["lme-e47becba_abs"].answer_ok is None
     assert probes["lme-e47becba"].hit is True  # the evidence turn reaches the pack
 

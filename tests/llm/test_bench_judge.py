@@ -18,6 +18,7 @@ from memeval.llm.judge import job, judge_record
 from memeval.llm.regrade import regrade
 from memeval.record import RunRecord
 from memeval.report.files import read_run
+from memeval.score.probe import judged_only
 from tests.datasets.files import lme_records, locomo_records, write
 from tests.llm.conftest import SECRET, Mock, memeval
 
@@ -148,7 +149,8 @@ def test_judge_repeats_make_the_judge_calls_again_and_measure_agreement(mock: Mo
     assert base.judge is not None
     single = _chat_calls(mock, lambda: judge_record(record, base.judge, base.cache))
     double = _chat_calls(mock, lambda: judge_record(record, base.judge, _repeated(settings(salt="d"), 2).cache, 2))
-    answers = len({json.dumps(job(p, p.llm_answer or "")) for p in record.probes if p.scored and p.llm_answer is not None})
+    answers = len({json.dumps(job(p, p.llm_answer or "")) for p in record.probes
+                   if p.scored and p.llm_answer is not None and not judged_only(p)})  # a rubric has no reference for it
     assert double - single == answers > 0
 
 
