@@ -152,23 +152,31 @@ class DenseIndex:
         self._ann: AnnIndex | None = None
 
     def add(self, doc: int, node: int, text: str) -> None:
-        """Queue ``text`` as document ``doc`` (must equal the number added so far).
+        """Queue ``text`` as document ``doc``; see :meth:`add_many`."""
+        self.add_many(doc, (node,), (text,))
+
+    def add_many(self, first: int, nodes: Sequence[int], texts: Sequence[str]) -> None:
+        """Queue ``texts`` as documents ``first``, ``first + 1``, ... in ``nodes`` (one each).
 
         Raises:
-            ValueError: ``doc`` is out of order.
+            ValueError: ``first`` is not the number of documents added so far.
         """
-        if doc != len(self._node):
-            raise ValueError(f"document {doc} out of order (expected {len(self._node)})")
-        self._node.append(node + 1)
-        self._node_rows.setdefault(node, array("i")).append(doc)
-        self._width = max(self._width, node + 2)
-        self._pending.append(text)
+        if first != len(self._node):
+            raise ValueError(f"document {first} out of order (expected {len(self._node)})")
+        for doc, node in enumerate(nodes, first):
+            rows = self._node_rows.get(node)
+            if rows is None:
+                rows = self._node_rows[node] = array("i")
+                self._width = max(self._width, node + 2)
+            rows.append(doc)
+        self._node.extend([node + 1 for node in nodes])
+        self._pending.extend(texts)
         self._version += 1
         if len(self._pending) >= _BATCH:
             try:
-                self._embed_pending()
+                self._embed_pending(whole=True)
             except EngineError:
-                # The write itself succeeded; the texts stay queued and the next search
+                # The writes themselves succeeded; the texts stay queued and the next search
                 # retries them and reports the failure to the caller who can act on it.
                 pass
 
@@ -269,9 +277,10 @@ class DenseIndex:
             self._codes = self._np.frombuffer(self._node.tobytes(), dtype=self._np.int32)
             self._codes_version = self._version
 
-    def _embed_pending(self) -> None:
-        """Embed the queued texts in batches of :data:`_BATCH`; raises like :meth:`_flush`."""
-        while self._pending:
+    def _embed_pending(self, whole: bool = False) -> None:
+        """Embed the queued texts in batches of :data:`_BATCH` (with ``whole``, only full
+        batches); raises like :meth:`_flush`."""
+        while len(self._pending) >= (_BATCH if whole else 1):
             batch = self._pending[:_BATCH]
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])

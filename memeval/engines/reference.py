@@ -14,14 +14,15 @@ dense signal.
 by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
 ``erase``, ``beliefs``, ``inspect``.
 
-Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
-(cosine below which a dense candidate is dropped, default -1: none is) and ``lexical_budget``
-(postings a query scores exactly, 0 = always exact, default 4096).
+Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``) and ``min_similarity``
+(cosine below which a dense candidate is dropped, default -1: none is). BM25 is always exact.
 """
 
 from __future__ import annotations
 
 import threading
+from itertools import groupby
+from operator import attrgetter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -39,7 +40,7 @@ from memeval.engines.base import (
     capabilities_of,
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
-from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
+from memeval.engines.reference_index import LexicalIndex, analyze
 from memeval.engines.reference_rank import rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
@@ -49,7 +50,7 @@ MIN_DEPTH = 24
 # Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
-_SETTINGS = ("embedder", "min_similarity", "lexical_budget")
+_SETTINGS = ("embedder", "min_similarity")
 
 
 def create(settings: Mapping[str, Any]) -> ReferenceEngine:
@@ -62,23 +63,19 @@ def create(settings: Mapping[str, Any]) -> ReferenceEngine:
         if key not in _SETTINGS:
             raise UsageError(f"reference engine: unknown setting {key!r}{did_you_mean(key, _SETTINGS)}")
     similarity = settings.get("min_similarity", DEFAULT_MIN_SIMILARITY)
-    budget = settings.get("lexical_budget", DEFAULT_BUDGET)
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not -1 <= similarity <= 1:
         raise UsageError(f"reference engine: min_similarity must be a number in [-1, 1], not {similarity!r}")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise UsageError(f"reference engine: lexical_budget must be an integer >= 0, not {budget!r}")
     embedder = load_embedder(str(settings.get("embedder", "auto")))
-    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity), budget)
+    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity))
 
 
 class ReferenceEngine:
     """In-memory engine implementing :class:`memeval.engines.base.Engine`; safe across threads."""
 
-    def __init__(self, queries: QueryVectors | None, min_similarity: float, lexical_budget: int) -> None:
+    def __init__(self, queries: QueryVectors | None, min_similarity: float) -> None:
         """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal."""
         self._queries = queries
         self._min_similarity = min_similarity
-        self._budget = lexical_budget
         self._tenants: dict[str, TenantStore] = {}
         self._lock = threading.Lock()
 
@@ -86,7 +83,7 @@ class ReferenceEngine:
         """Name, version, capabilities and the ranking in use."""
         embedder = self._queries.embedder.name if self._queries else "none"
         ranking = f"bm25+dense({embedder})+recency" if self._queries else "bm25+recency"
-        settings = {"ranking": ranking, "embedder": embedder, "lexical_budget": self._budget}
+        settings: dict[str, object] = {"ranking": ranking, "embedder": embedder}
         if self._queries:
             settings["min_similarity"] = self._min_similarity
         return EngineInfo("reference", memeval.__version__, capabilities_of(self), settings=settings)
@@ -106,12 +103,12 @@ class ReferenceEngine:
             EngineError: an item's ``at`` is not a timestamp (the items before it are stored).
         """
         with self._lock:
-            receipts = []
-            for item in items:
-                tenant = self._tenants.get(item.tenant)
+            receipts: list[WriteReceipt] = []
+            for name, run in groupby(items, key=attrgetter("tenant")):
+                tenant = self._tenants.get(name)
                 if tenant is None:
-                    tenant = self._tenants[item.tenant] = self._new_tenant()
-                receipts.append(tenant.write(item))
+                    tenant = self._tenants[name] = self._new_tenant()
+                receipts.extend(tenant.write_many(list(run)))
             return receipts
 
     def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
@@ -183,7 +180,7 @@ class ReferenceEngine:
 
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
-        return TenantStore(LexicalIndex(self._budget), dense)
+        return TenantStore(LexicalIndex(), dense)
 
 
 ADAPTER = Adapter(create)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
@@ -50,19 +50,38 @@ class TenantStore:
         self._scanned = 0
         self.texts = Texts(self._text)
 
-    def write(self, item: MemoryItem) -> WriteReceipt:
-        """Store ``item`` unless its id is already here (then a replay that stores nothing).
+    def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
+        """Store each of ``items`` unless its id is already here (then a replay that stores
+        nothing); the indexes take the stored ones as one batch.
 
         Raises:
-            EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp.
+            EngineError: an item's ``at`` is not an ISO 8601 / RFC 3339 timestamp (the items
+                before it are stored).
         """
-        if item.id in self._ids:
-            return WriteReceipt(item.id, replayed=True)
+        first = len(self.items)
+        receipts, codes, texts = [], [], []
+        try:
+            for item in items:
+                if item.id in self._ids:
+                    receipts.append(WriteReceipt(item.id, replayed=True))
+                    continue
+                codes.append(self._admit(item))
+                texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
+                receipts.append(WriteReceipt(item.id))
+        finally:
+            if texts:
+                self.lexical.add_many(first, codes, texts)
+                if self.dense is not None:
+                    self.dense.add_many(first, codes, texts)
+        return receipts
+
+    def _admit(self, item: MemoryItem) -> int:
+        """Give ``item`` the next document number and a recency key; returns its node code."""
         doc = len(self.items)
+        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
         code = self._codes.get(item.node)
         if code is None:
             code = self._new_node(item.node)
-        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
         self.items.append(item)
         self.keys.append(key)
         self._ids[item.id] = doc
@@ -74,11 +93,7 @@ class TenantStore:
         if node_order and key < node_order[-1]:
             self._node_unsorted.add(code)
         node_order.append(key)
-        text = item.text if item.title is None else f"{item.title}\n{item.text}"
-        self.lexical.add(doc, code, text)
-        if self.dense is not None:
-            self.dense.add(doc, code, text)
-        return WriteReceipt(item.id)
+        return code
 
     def codes_for(self, patterns: tuple[str, ...]) -> tuple[int, ...]:
         """Codes of this tenant's nodes that match ``patterns`` (see ``node_matches``)."""
