@@ -36,6 +36,7 @@ _DENSE_SHARE = 8
 # Documents of the rarest terms scored in full to bound the k-th best score from below.
 _PROBE = 1024
 _SLACK = 1e-9
+_PEAK_SLACK = 0.05
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_PUNCTUATION = string.punctuation + "".join(map(chr, range(32)))
 _ASCII_SEPARATORS = bytes.maketrans(_ASCII_PUNCTUATION.encode(), b" " * len(_ASCII_PUNCTUATION))
@@ -143,7 +144,9 @@ class LexicalIndex:
         self._alive = 0
         self._total = 0
         self._width = 0
-        self._shortest = 1 << 30
+        self._last_plan: tuple[tuple[object, ...], list[_Term]] = ((), [])
+        self._norms: tuple[tuple[int, ...], Any] = ((), None)
+        self._peaks: dict[int, tuple[float, int, float]] = {}
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Index ``text`` as document ``doc``; see :meth:`add_many`."""
@@ -196,13 +199,15 @@ class LexicalIndex:
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         if not lut.any():
             return []
-        terms = self._plan(query, None if lut.all() else lut)
+        terms = self._plan(query)
         if not terms:
             return []
-        floor = self._probe(terms, k)
-        cand, score, rest = self._essential(terms, floor, k)
+        inside = None if lut.all() else lut
+        floor = self._probe(terms, inside, k)
+        cand, score, rest = self._essential(terms, inside, floor, k)
+        norm = self._norm(cand)
         for term in rest:
-            score += self._lookup(term, cand)
+            score += self._lookup(term, cand, norm)
         return _top(cand, score, k)
 
     def save(self, folder: Path) -> None:
@@ -235,8 +240,6 @@ class LexicalIndex:
         index._alive = int(index._live.sum())
         index._total = int(index._dl[index._live].sum())
         index._width = int(index._node.max()) + 1 if index._count else 0
-        lengths = index._dl[index._dl > 0]
-        index._shortest = int(lengths.min()) if lengths.size else 1 << 30
         return index
 
     def _ids_of(self, words: list[str]) -> list[int]:
@@ -271,8 +274,6 @@ class LexicalIndex:
         self._dl[first:end] = dl
         self._live[first:end] = True
         self._width = max(self._width, max(self._queued_nodes) + 1)
-        if dl.any():
-            self._shortest = min(self._shortest, int(dl[dl > 0].min()))
         self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
         self._queued, self._lengths, self._queued_nodes = [], [], []
         terms = len(self._tid)
@@ -289,13 +290,12 @@ class LexicalIndex:
             grown[: self._count] = old[: self._count]
             setattr(self, name, grown)
 
-    def _plan(self, query: Sequence[str], lut: Any) -> list[_Term]:
-        """The query's terms present in the tenant, with their idf, upper bound and postings
-        (restricted to the nodes where ``lut`` is set, or all of them when it is None)."""
-        avgdl = self._total / self._alive
-        # The largest tf factor a term can reach: its largest tf in the shortest document
-        # (kept as a running minimum, a lower bound once documents are removed).
-        shortest = K1 * (1 - B + B * self._shortest / avgdl)
+    def _plan(self, query: Sequence[str]) -> list[_Term]:
+        """The query's terms present in the tenant, with their idf, upper bound and postings;
+        the last plan is kept until the next write (a pre-turn asks one query per section)."""
+        key = (tuple(query), self._count, self._alive)
+        if self._last_plan[0] == key:
+            return self._last_plan[1]
         plan = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
@@ -307,26 +307,51 @@ class LexicalIndex:
                 continue
             tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            top = float(tfs.max())
-            plan.append(_Term(idf, idf * top * (K1 + 1) / (top + shortest), docs, tfs, lut))
+            plan.append(_Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
+        self._last_plan = (key, plan)
         return plan
 
-    def _norm(self, docs: Any) -> Any:
-        """BM25's length normalisation ``k1 (1 - b + b dl / avgdl)`` of each of ``docs``."""
-        return K1 * (1 - B + B * self._dl[docs] / (self._total / self._alive))
+    def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
+        """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its
+        documents: the largest factor over its postings at an average length 5 % above the
+        current one (the factor grows with the average), kept until the average outgrows it and
+        extended to the documents written since. Removals only lower the true largest factor."""
+        avgdl = self._total / self._alive
+        limit, covered, peak = self._peaks.get(tid, (0.0, 0, 0.0))
+        if avgdl > limit:
+            limit, covered, peak = avgdl * (1 + _PEAK_SLACK), 0, 0.0
+        if covered < self._count:
+            start = int(np.searchsorted(docs, covered))
+            tf = tfs[start:].astype(np.float64)
+            norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
+            if tf.size:
+                peak = max(peak, float((tf * (K1 + 1) / (tf + norm)).max()))
+            self._peaks[tid] = (limit, self._count, peak)
+        return peak
 
-    def _lookup(self, term: _Term, cand: Any) -> Any:
-        """``term``'s BM25 share for each candidate document (0 where it does not occur)."""
+    def _norm(self, docs: Any) -> Any:
+        """BM25's length normalisation ``k1 (1 - b + b dl / avgdl)`` of each of ``docs``, from a
+        per-document table rebuilt after writes (one pass over the tenant, shared by searches)."""
+        key = (self._count, self._alive, self._total)
+        if self._norms[0] != key:
+            dl = self._dl[: self._count].astype(np.float64)
+            self._norms = (key, K1 * (1 - B) + (K1 * B / (self._total / self._alive)) * dl)
+        return self._norms[1][docs]
+
+    @staticmethod
+    def _lookup(term: _Term, cand: Any, norm: Any) -> Any:
+        """``term``'s BM25 share for each candidate document (0 where it does not occur), given
+        the candidates' :meth:`_norm`."""
         at = np.minimum(np.searchsorted(term.docs, cand), term.docs.size - 1)
         tf = np.where(term.docs[at] == cand, term.tfs[at], 0).astype(np.float64)
-        return term.idf * tf * (K1 + 1) / (tf + self._norm(cand))
+        return term.idf * tf * (K1 + 1) / (tf + norm)
 
-    def _probe(self, terms: list[_Term], k: int) -> float:
-        """A lower bound on the k-th best score: the k-th best full score among up to
-        :data:`_PROBE` documents of the rarest terms (0 when they hold fewer than k)."""
+    def _probe(self, terms: list[_Term], lut: Any, k: int) -> float:
+        """A lower bound on the k-th best score in the section: the k-th best full score among
+        up to :data:`_PROBE` documents of the rarest terms (0 when they hold fewer than k)."""
         found, size = [], 0
         for term in sorted(terms, key=lambda t: -t.bound):
-            docs = self._section(term)[0]
+            docs = self._section(term, lut)[0]
             found.append(docs)
             size += docs.size
             if size >= k:
@@ -334,50 +359,53 @@ class LexicalIndex:
         cand = np.unique(np.concatenate(found))[:_PROBE]
         if cand.size < k:
             return 0.0
-        score = sum((self._lookup(term, cand) for term in terms), np.zeros(cand.size))
+        norm = self._norm(cand)
+        score = sum((self._lookup(term, cand, norm) for term in terms), np.zeros(cand.size))
         return float(np.partition(score, cand.size - k)[cand.size - k])
 
-    def _essential(self, terms: list[_Term], floor: float, k: int) -> tuple[Any, Any, list[_Term]]:
+    def _shares(self, terms: list[_Term], lut: Any) -> tuple[Any, Any]:
+        """Every document of ``terms`` in the section (increasing) and the sum of their shares."""
+        sections = [self._section(term, lut) for term in terms]
+        docs = np.concatenate([d for d, _ in sections])
+        tf = np.concatenate([t for _, t in sections]).astype(np.float64)
+        idf = np.repeat([t.idf for t in terms], [d.size for d, _ in sections])
+        weight = idf * tf * (K1 + 1) / (tf + self._norm(docs))
+        if docs.size * _DENSE_SHARE <= self._count:
+            cand, inverse = np.unique(docs, return_inverse=True)
+            return cand, np.bincount(inverse, weights=weight)
+        dense = np.bincount(docs, weights=weight, minlength=self._count)
+        cand = np.flatnonzero(dense)
+        return cand, dense[cand]
+
+    def _essential(self, terms: list[_Term], lut: Any, floor: float, k: int) -> tuple[Any, Any, list[_Term]]:
         """Candidates (documents of the essential terms that can still reach the top k), their
         essential terms' share, and the non-essential terms still to be looked up."""
         ordered = sorted(terms, key=lambda t: t.bound)
         bounds = np.cumsum([t.bound for t in ordered])
         split = int(np.searchsorted(bounds, floor * (1 - _SLACK), side="left"))
         rest, essential = ordered[:split], ordered[split:]
-        sections = [self._section(term) for term in essential]
-        docs = np.concatenate([d for d, _ in sections])
-        tf = np.concatenate([t for _, t in sections]).astype(np.float64)
-        idf = np.repeat([t.idf for t in essential], [d.size for d, _ in sections])
-        weight = idf * tf * (K1 + 1) / (tf + self._norm(docs))
-        if docs.size * _DENSE_SHARE <= self._count:
-            cand, inverse = np.unique(docs, return_inverse=True)
-            score = np.bincount(inverse, weights=weight)
-        else:
-            dense = np.bincount(docs, weights=weight, minlength=self._count)
-            cand = np.flatnonzero(dense)
-            score = dense[cand]
+        cand, score = self._shares(essential, lut)
         if cand.size > k:
             floor = max(floor, float(np.partition(score, cand.size - k)[cand.size - k]))
         keep = score + float(bounds[split - 1] if split else 0.0) >= floor * (1 - _SLACK)
         return cand[keep], score[keep], rest
 
-    def _section(self, term: _Term) -> tuple[Any, Any]:
-        """``term``'s postings inside the searched nodes."""
-        if term.lut is None:
+    def _section(self, term: _Term, lut: Any) -> tuple[Any, Any]:
+        """``term``'s postings inside the nodes where ``lut`` is set (all of them if it is None)."""
+        if lut is None:
             return term.docs, term.tfs
-        inside = term.lut[self._node[term.docs]]
+        inside = lut[self._node[term.docs]]
         return term.docs[inside], term.tfs[inside]
 
 
 class _Term(NamedTuple):
     """One query term as a search plans it: idf, an upper bound on its BM25 share in any
-    document, its postings over the whole tenant, and the node filter of the search."""
+    document, and its postings over the whole tenant."""
 
     idf: float
     bound: float
     docs: Any
     tfs: Any
-    lut: Any
 
 
 def _top(cand: Any, score: Any, k: int) -> list[tuple[int, float]]:

@@ -105,7 +105,7 @@ def save(segment: Segment, folder: Path) -> None:
 def load(folder: Path, size: int) -> Segment:
     """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used)."""
     arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in ("starts", "docs", "tfs")]
-    return Segment(*arrays, size)
+    return Segment(arrays[0], arrays[1], arrays[2], size)
 
 
 def _padded(starts: Any, terms: int) -> Any:
