@@ -151,6 +151,10 @@ class DenseIndex:
         self._leaders: tuple[str, int, Any, bool] | None = None
         self._ann: AnnIndex | None = None
 
+    def __len__(self) -> int:
+        """How many documents were added (embedded or still queued)."""
+        return len(self._node)
+
     def add(self, doc: int, node: int, text: str) -> None:
         """Queue ``text`` as document ``doc``; see :meth:`add_many`."""
         self.add_many(doc, (node,), (text,))
@@ -179,6 +183,48 @@ class DenseIndex:
                 # The writes themselves succeeded; the texts stay queued and the next search
                 # retries them and reports the failure to the caller who can act on it.
                 pass
+
+    def save(self, folder: Path) -> None:
+        """Embed what is queued, then write the vectors, node codes and HNSW graph under
+        ``folder`` (created); :meth:`load` reads them back.
+
+        Raises:
+            EngineError: the embedder failed on the queued texts.
+        """
+        np = self._np
+        self._embed_pending()
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(folder / "vectors.npy", self._vecs[: self._rows] if self._vecs is not None else np.zeros((0, 1), np.float32))
+        np.save(folder / "nodes.npy", np.frombuffer(self._node.tobytes(), dtype=np.int32))
+        if self._ann is not None:
+            self._ann.save(folder / "graph.usearch")
+
+    @classmethod
+    def load(cls, folder: Path, queries: QueryVectors, min_similarity: float) -> DenseIndex:
+        """The index :meth:`save` wrote under ``folder`` (vectors memory-mapped until the next
+        write grows them).
+
+        Raises:
+            OSError: a file is missing or unreadable.
+        """
+        import numpy
+
+        index = cls(queries, min_similarity)
+        vecs = numpy.load(folder / "vectors.npy", mmap_mode="r")
+        nodes = numpy.load(folder / "nodes.npy")
+        index._node = array("i", nodes.tobytes())
+        order = numpy.argsort(nodes, kind="stable")
+        bounds = numpy.searchsorted(nodes[order], numpy.arange(1, int(nodes.max(initial=0)) + 2))
+        for code, rows in enumerate(numpy.split(order.astype(numpy.int32), bounds[:-1])):
+            if code and rows.size:
+                index._node_rows[code - 1] = array("i", rows.tobytes())
+        index._width = int(nodes.max(initial=0)) + 1
+        index._rows = len(nodes)
+        index._vecs = vecs if len(nodes) else None
+        index._version = 1
+        if (folder / "graph.usearch").exists():
+            index._ann = AnnIndex(vecs.shape[1], folder / "graph.usearch")
+        return index
 
     def remove(self, docs: Collection[int]) -> None:
         """Make documents unmatchable; unknown ones are ignored."""

@@ -14,16 +14,20 @@ dense signal.
 by item id and visible at once. Capabilities (the protocols it implements): ``forget``,
 ``erase``, ``beliefs``, ``inspect``.
 
-Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``) and ``min_similarity``
-(cosine below which a dense candidate is dropped, default -1: none is). BM25 is always exact.
+Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
+(cosine below which a dense candidate is dropped, default -1: none is) and ``path`` (a folder
+where the tenants are saved on ``close`` and reopened by the next engine; default none: memory
+only). BM25 is always exact.
 """
 
 from __future__ import annotations
 
+import shutil
 import threading
 from itertools import groupby
 from operator import attrgetter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import memeval
@@ -40,6 +44,7 @@ from memeval.engines.base import (
     capabilities_of,
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
+from memeval.engines.reference_disk import folder_of, open_tenants, save_tenants
 from memeval.engines.reference_index import LexicalIndex, analyze
 from memeval.engines.reference_rank import rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
@@ -50,7 +55,7 @@ MIN_DEPTH = 24
 # Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
-_SETTINGS = ("embedder", "min_similarity")
+_SETTINGS = ("embedder", "min_similarity", "path")
 
 
 def create(settings: Mapping[str, Any]) -> ReferenceEngine:
@@ -65,18 +70,28 @@ def create(settings: Mapping[str, Any]) -> ReferenceEngine:
     similarity = settings.get("min_similarity", DEFAULT_MIN_SIMILARITY)
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not -1 <= similarity <= 1:
         raise UsageError(f"reference engine: min_similarity must be a number in [-1, 1], not {similarity!r}")
+    path = settings.get("path")
+    if path is not None and (not isinstance(path, str) or not path):
+        raise UsageError(f"reference engine: path must be a folder name, not {path!r}")
     embedder = load_embedder(str(settings.get("embedder", "auto")))
-    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity))
+    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity),
+                           Path(path).expanduser() if path else None)
 
 
 class ReferenceEngine:
     """In-memory engine implementing :class:`memeval.engines.base.Engine`; safe across threads."""
 
-    def __init__(self, queries: QueryVectors | None, min_similarity: float) -> None:
-        """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal."""
+    def __init__(self, queries: QueryVectors | None, min_similarity: float, path: Path | None = None) -> None:
+        """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal; with
+        ``path``, the tenants saved there are opened now and :meth:`close` saves them back.
+
+        Raises:
+            EngineError: a tenant saved under ``path`` cannot be read.
+        """
         self._queries = queries
         self._min_similarity = min_similarity
-        self._tenants: dict[str, TenantStore] = {}
+        self._path = path
+        self._tenants: dict[str, TenantStore] = open_tenants(path, queries, min_similarity) if path else {}
         self._lock = threading.Lock()
 
     def info(self) -> EngineInfo:
@@ -160,6 +175,8 @@ class ReferenceEngine:
         """Remove everything stored under ``tenant``, beliefs included."""
         with self._lock:
             self._tenants.pop(tenant, None)
+            if self._path is not None:
+                shutil.rmtree(folder_of(self._path, tenant), ignore_errors=True)
 
     def build_beliefs(self, tenant: str) -> BuildReceipt:
         """One belief per document and per conversation thread, never duplicated."""
@@ -174,8 +191,14 @@ class ReferenceEngine:
             return store.derived() if store else Derived()
 
     def close(self) -> None:
-        """Drop every tenant."""
+        """Drop every tenant, after saving the changed ones when the engine has a ``path``.
+
+        Raises:
+            EngineError: a tenant cannot be saved.
+        """
         with self._lock:
+            if self._path is not None:
+                save_tenants(self._path, self._tenants)
             self._tenants.clear()
 
     def _new_tenant(self) -> TenantStore:

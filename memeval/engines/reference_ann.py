@@ -11,6 +11,7 @@ expansion 64 when adding and 128 when searching (recall of the exact top 10 is m
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from typing import Any
 
 ANN_MIN = 20_000
@@ -31,13 +32,20 @@ class AnnIndex:
         ImportError: usearch is not installed (check :func:`available` first).
     """
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, path: Path | None = None) -> None:
+        """A new, empty graph for ``dim``-d vectors, or the one saved at ``path``."""
         import numpy
         from usearch.index import Index
 
         self._np = numpy
         self._index = Index(ndim=dim, metric="cos", dtype="f32", connectivity=_CONNECTIVITY,
                             expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH)
+        if path is not None:
+            self._index.load(str(path))
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path``."""
+        self._index.save(str(path))
 
     def __len__(self) -> int:
         return len(self._index)
