@@ -4,7 +4,7 @@ Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wh
 vectors also go into an HNSW graph as they are embedded, and a search over most of a tenant
 reads its candidates from the graph instead of scoring every row. Without it, or below
 :data:`ANN_MIN` rows, dense search stays exact. Cosine metric, float32, connectivity 16,
-expansion 64 when adding and 128 when searching (recall of the exact top 10 is measured by
+expansion 64 when adding and 256 when searching (recall of the exact top 10 is measured by
 ``benchmarks/bench_reference.py``).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 ANN_MIN = 20_000
 _CONNECTIVITY = 16
 _EXPANSION_ADD = 64
-_EXPANSION_SEARCH = 128
+_EXPANSION_SEARCH = 256
 
 
 def available() -> bool:

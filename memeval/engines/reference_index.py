@@ -36,6 +36,8 @@ _DENSE_SHARE = 8
 # Documents of the rarest terms scored in full to bound the k-th best score from below.
 _PROBE = 1024
 _SLACK = 1e-9
+# Below this many postings a search scores every one of them (pruning would cost more).
+_DIRECT = 32768
 _PEAK_SLACK = 0.05
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_PUNCTUATION = string.punctuation + "".join(map(chr, range(32)))
@@ -203,6 +205,8 @@ class LexicalIndex:
         if not terms:
             return []
         inside = None if lut.all() else lut
+        if sum(term.docs.size for term in terms) <= _DIRECT:
+            return _top(*self._shares(terms, inside), k)
         floor = self._probe(terms, inside, k)
         cand, score, rest = self._essential(terms, inside, floor, k)
         norm = self._norm(cand)
