@@ -24,8 +24,10 @@ _OPTIONAL = ("title", "thread", "agent", "at", "extra")
 def save(items: Sequence[MemoryItem | None], folder: Path) -> None:
     """Write ``items`` (None: a removed item) as columns under ``folder``."""
     rows = [item or _REMOVED for item in items]
-    for field in _TEXT:
+    for field in _TEXT[:-1]:
         _save_strings(folder, field, [getattr(item, field) for item in rows])
+    # The last text field, the id. A removed row's id is empty, which no item's id can be (an empty id becomes a fingerprint).
+    _save_strings(folder, "id", ["" if item is None else item.id for item in items])
     extras = [_extra(item) for item in rows]
     for field, values in zip(_OPTIONAL, ([i.title for i in rows], [i.thread for i in rows],
                                          [i.agent for i in rows], [i.at for i in rows], extras), strict=True):

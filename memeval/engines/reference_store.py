@@ -212,9 +212,10 @@ class TenantStore:
                     StoredItems(tenant, folder))
         high, codes = np.load(folder / "keys.npy"), np.load(folder / "codes.npy")
         live = ~store.items.removed
-        store.keys = [(int(h) << _SLOT_BITS) | doc for doc, h in enumerate(high.tolist())]
+        store.keys = [(h << _SLOT_BITS) | doc for doc, h in enumerate(high.tolist())]
         store._doc_code = codes.tolist()
-        store._ids = {item_id: doc for doc, item_id in enumerate(store.items.column("id")) if live[doc]}
+        store._ids = dict(zip(store.items.column("id"), range(len(high)), strict=True))
+        store._ids.pop("", None)  # the removed rows
         for name in meta["nodes"]:
             store._new_node(name)
         order = np.lexsort((np.arange(len(high)), high))
