@@ -331,12 +331,14 @@ class DenseIndex:
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
-            if self._ann is None and available():
-                self._ann = AnnIndex(vecs.shape[1])
             if self._ann is not None:
                 self._ann.add(self._rows, vecs)
             self._rows += len(batch)
             del self._pending[: len(batch)]
+            if self._ann is None and self._rows >= ANN_MIN and available():
+                # Built once the graph can be used: a smaller tenant never pays for inserts.
+                self._ann = AnnIndex(vecs.shape[1])
+                self._ann.add(0, self._vecs[: self._rows])
 
     def _grow(self, rows: int, dim: int) -> None:
         """Make room for ``rows`` vectors, doubling the capacity so appends stay amortised O(1)."""

@@ -1,9 +1,11 @@
 """An approximate nearest-neighbour index for the reference engine's dense vectors (HNSW, usearch).
 
-Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wheel) a tenant's
-vectors also go into an HNSW graph as they are embedded, and a search over most of a tenant
-reads its candidates from the graph instead of scoring every row. Without it, or below
-:data:`ANN_MIN` rows, dense search stays exact. Cosine metric, float32, connectivity 16,
+Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wheel), once a
+tenant holds :data:`ANN_MIN` vectors they go into an HNSW graph, and so does every batch embedded
+after, and a search over most of a tenant reads its candidates from the graph instead of scoring
+every row. Without it, or below :data:`ANN_MIN` rows, dense search stays exact. It stays an
+extra: inserting a vector costs more than embedding it on this project's machines, and the
+suites' tenants never reach :data:`ANN_MIN`. Cosine metric, float32, connectivity 16,
 expansion 64 when adding and 256 when searching (recall of the exact top 10 is measured by
 ``benchmarks/bench_reference.py``).
 """
