@@ -151,26 +151,80 @@ class DenseIndex:
         self._leaders: tuple[str, int, Any, bool] | None = None
         self._ann: AnnIndex | None = None
 
+    def __len__(self) -> int:
+        """How many documents were added (embedded or still queued)."""
+        return len(self._node)
+
     def add(self, doc: int, node: int, text: str) -> None:
-        """Queue ``text`` as document ``doc`` (must equal the number added so far).
+        """Queue ``text`` as document ``doc``; see :meth:`add_many`."""
+        self.add_many(doc, (node,), (text,))
+
+    def add_many(self, first: int, nodes: Sequence[int], texts: Sequence[str]) -> None:
+        """Queue ``texts`` as documents ``first``, ``first + 1``, ... in ``nodes`` (one each).
 
         Raises:
-            ValueError: ``doc`` is out of order.
+            ValueError: ``first`` is not the number of documents added so far.
         """
-        if doc != len(self._node):
-            raise ValueError(f"document {doc} out of order (expected {len(self._node)})")
-        self._node.append(node + 1)
-        self._node_rows.setdefault(node, array("i")).append(doc)
-        self._width = max(self._width, node + 2)
-        self._pending.append(text)
+        if first != len(self._node):
+            raise ValueError(f"document {first} out of order (expected {len(self._node)})")
+        for doc, node in enumerate(nodes, first):
+            rows = self._node_rows.get(node)
+            if rows is None:
+                rows = self._node_rows[node] = array("i")
+                self._width = max(self._width, node + 2)
+            rows.append(doc)
+        self._node.extend([node + 1 for node in nodes])
+        self._pending.extend(texts)
         self._version += 1
         if len(self._pending) >= _BATCH:
             try:
-                self._embed_pending()
+                self._embed_pending(whole=True)
             except EngineError:
-                # The write itself succeeded; the texts stay queued and the next search
+                # The writes themselves succeeded; the texts stay queued and the next search
                 # retries them and reports the failure to the caller who can act on it.
                 pass
+
+    def save(self, folder: Path) -> None:
+        """Embed what is queued, then write the vectors, node codes and HNSW graph under
+        ``folder`` (created); :meth:`load` reads them back.
+
+        Raises:
+            EngineError: the embedder failed on the queued texts.
+        """
+        np = self._np
+        self._embed_pending()
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(folder / "vectors.npy", self._vecs[: self._rows] if self._vecs is not None else np.zeros((0, 1), np.float32))
+        np.save(folder / "nodes.npy", np.frombuffer(self._node.tobytes(), dtype=np.int32))
+        if self._ann is not None:
+            self._ann.save(folder / "graph.usearch")
+
+    @classmethod
+    def load(cls, folder: Path, queries: QueryVectors, min_similarity: float) -> DenseIndex:
+        """The index :meth:`save` wrote under ``folder`` (vectors memory-mapped until the next
+        write grows them).
+
+        Raises:
+            OSError: a file is missing or unreadable.
+        """
+        import numpy
+
+        index = cls(queries, min_similarity)
+        vecs = numpy.load(folder / "vectors.npy", mmap_mode="r")
+        nodes = numpy.load(folder / "nodes.npy")
+        index._node = array("i", nodes.tobytes())
+        order = numpy.argsort(nodes, kind="stable")
+        bounds = numpy.searchsorted(nodes[order], numpy.arange(1, int(nodes.max(initial=0)) + 2))
+        for code, rows in enumerate(numpy.split(order.astype(numpy.int32), bounds[:-1])):
+            if code and rows.size:
+                index._node_rows[code - 1] = array("i", rows.tobytes())
+        index._width = int(nodes.max(initial=0)) + 1
+        index._rows = len(nodes)
+        index._vecs = vecs if len(nodes) else None
+        index._version = 1
+        if (folder / "graph.usearch").exists():
+            index._ann = AnnIndex(vecs.shape[1], folder / "graph.usearch")
+        return index
 
     def remove(self, docs: Collection[int]) -> None:
         """Make documents unmatchable; unknown ones are ignored."""
@@ -269,19 +323,22 @@ class DenseIndex:
             self._codes = self._np.frombuffer(self._node.tobytes(), dtype=self._np.int32)
             self._codes_version = self._version
 
-    def _embed_pending(self) -> None:
-        """Embed the queued texts in batches of :data:`_BATCH`; raises like :meth:`_flush`."""
-        while self._pending:
+    def _embed_pending(self, whole: bool = False) -> None:
+        """Embed the queued texts in batches of :data:`_BATCH` (with ``whole``, only full
+        batches); raises like :meth:`_flush`."""
+        while len(self._pending) >= (_BATCH if whole else 1):
             batch = self._pending[:_BATCH]
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
-            if self._ann is None and available():
-                self._ann = AnnIndex(vecs.shape[1])
             if self._ann is not None:
                 self._ann.add(self._rows, vecs)
             self._rows += len(batch)
             del self._pending[: len(batch)]
+            if self._ann is None and self._rows >= ANN_MIN and available():
+                # Built once the graph can be used: a smaller tenant never pays for inserts.
+                self._ann = AnnIndex(vecs.shape[1])
+                self._ann.add(0, self._vecs[: self._rows])
 
     def _grow(self, rows: int, dim: int) -> None:
         """Make room for ``rows`` vectors, doubling the capacity so appends stay amortised O(1)."""

@@ -18,15 +18,20 @@ by item id and visible at once. Capabilities (the protocols it implements): ``fo
 ``erase``, ``beliefs``, ``inspect``.
 
 Settings: ``embedder`` (``auto`` | ``none`` | ``static``, default ``auto``), ``min_similarity``
-(cosine below which a dense candidate is dropped, default -1: none is) and ``lexical_budget``
-(postings a query scores exactly, 0 = always exact, default 4096).
+(cosine below which a dense candidate is dropped, default -1: none is) and ``path`` (a folder
+where the tenants are saved on ``close`` and reopened by the next engine; default none: memory
+only). BM25 is always exact.
 """
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from itertools import groupby
+from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 import memeval
@@ -43,7 +48,8 @@ from memeval.engines.base import (
     capabilities_of,
 )
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
-from memeval.engines.reference_index import DEFAULT_BUDGET, LexicalIndex, analyze
+from memeval.engines.reference_disk import folder_of, open_tenants, save_tenants
+from memeval.engines.reference_index import LexicalIndex, analyze
 from memeval.engines.reference_rank import Candidates, Query, feedback_terms, fuse, rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
@@ -56,7 +62,7 @@ FEEDBACK_BELOW = 0.8
 # Supersession is tested among the first max(limit, MIN_SPAN) of a ranked list.
 MIN_SPAN = 12
 DEFAULT_MIN_SIMILARITY = -1.0
-_SETTINGS = ("embedder", "min_similarity", "lexical_budget")
+_SETTINGS = ("embedder", "min_similarity", "path")
 
 
 def create(settings: Mapping[str, Any]) -> ReferenceEngine:
@@ -69,31 +75,37 @@ def create(settings: Mapping[str, Any]) -> ReferenceEngine:
         if key not in _SETTINGS:
             raise UsageError(f"reference engine: unknown setting {key!r}{did_you_mean(key, _SETTINGS)}")
     similarity = settings.get("min_similarity", DEFAULT_MIN_SIMILARITY)
-    budget = settings.get("lexical_budget", DEFAULT_BUDGET)
     if isinstance(similarity, bool) or not isinstance(similarity, (int, float)) or not -1 <= similarity <= 1:
         raise UsageError(f"reference engine: min_similarity must be a number in [-1, 1], not {similarity!r}")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise UsageError(f"reference engine: lexical_budget must be an integer >= 0, not {budget!r}")
+    path = settings.get("path")
+    if path is not None and (not isinstance(path, str) or not path):
+        raise UsageError(f"reference engine: path must be a folder name, not {path!r}")
     embedder = load_embedder(str(settings.get("embedder", "auto")))
-    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity), budget)
+    return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity),
+                           Path(path).expanduser() if path else None)
 
 
 class ReferenceEngine:
     """In-memory engine implementing :class:`memeval.engines.base.Engine`; safe across threads."""
 
-    def __init__(self, queries: QueryVectors | None, min_similarity: float, lexical_budget: int) -> None:
-        """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal."""
+    def __init__(self, queries: QueryVectors | None, min_similarity: float, path: Path | None = None) -> None:
+        """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal; with
+        ``path``, the tenants saved there are opened now and :meth:`close` saves them back.
+
+        Raises:
+            EngineError: a tenant saved under ``path`` cannot be read.
+        """
         self._queries = queries
         self._min_similarity = min_similarity
-        self._budget = lexical_budget
-        self._tenants: dict[str, TenantStore] = {}
+        self._path = path
+        self._tenants: dict[str, TenantStore] = open_tenants(path, queries, min_similarity) if path else {}
         self._lock = threading.Lock()
 
     def info(self) -> EngineInfo:
         """Name, version, capabilities and the ranking in use."""
         embedder = self._queries.embedder.name if self._queries else "none"
         ranking = f"bm25+dense({embedder})+recency" if self._queries else "bm25+recency"
-        settings = {"ranking": ranking, "embedder": embedder, "lexical_budget": self._budget}
+        settings: dict[str, object] = {"ranking": ranking, "embedder": embedder}
         if self._queries:
             settings["min_similarity"] = self._min_similarity
         return EngineInfo("reference", memeval.__version__, capabilities_of(self), settings=settings)
@@ -113,12 +125,12 @@ class ReferenceEngine:
             EngineError: an item's ``at`` is not a timestamp (the items before it are stored).
         """
         with self._lock:
-            receipts = []
-            for item in items:
-                tenant = self._tenants.get(item.tenant)
+            receipts: list[WriteReceipt] = []
+            for name, run in groupby(items, key=attrgetter("tenant")):
+                tenant = self._tenants.get(name)
                 if tenant is None:
-                    tenant = self._tenants[item.tenant] = self._new_tenant()
-                receipts.append(tenant.write(item))
+                    tenant = self._tenants[name] = self._new_tenant()
+                receipts.extend(tenant.write_many(list(run)))
             return receipts
 
     def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:
@@ -171,6 +183,8 @@ class ReferenceEngine:
         """Remove everything stored under ``tenant``, beliefs included."""
         with self._lock:
             self._tenants.pop(tenant, None)
+            if self._path is not None:
+                shutil.rmtree(folder_of(self._path, tenant), ignore_errors=True)
 
     def build_beliefs(self, tenant: str) -> BuildReceipt:
         """One belief per document and per conversation thread, never duplicated."""
@@ -185,13 +199,19 @@ class ReferenceEngine:
             return store.derived() if store else Derived()
 
     def close(self) -> None:
-        """Drop every tenant."""
+        """Drop every tenant, after saving the changed ones when the engine has a ``path``.
+
+        Raises:
+            EngineError: a tenant cannot be saved.
+        """
         with self._lock:
+            if self._path is not None:
+                save_tenants(self._path, self._tenants)
             self._tenants.clear()
 
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
-        return TenantStore(LexicalIndex(self._budget), dense)
+        return TenantStore(LexicalIndex(), dense)
 
 
 def _candidates(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, limit: int) -> Candidates:

@@ -1,22 +1,25 @@
 """An approximate nearest-neighbour index for the reference engine's dense vectors (HNSW, usearch).
 
-Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wheel) a tenant's
-vectors also go into an HNSW graph as they are embedded, and a search over most of a tenant
-reads its candidates from the graph instead of scoring every row. Without it, or below
-:data:`ANN_MIN` rows, dense search stays exact. Cosine metric, float32, connectivity 16,
-expansion 64 when adding and 128 when searching (recall of the exact top 10 is measured by
+Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wheel), once a
+tenant holds :data:`ANN_MIN` vectors they go into an HNSW graph, and so does every batch embedded
+after, and a search over most of a tenant reads its candidates from the graph instead of scoring
+every row. Without it, or below :data:`ANN_MIN` rows, dense search stays exact. It stays an
+extra: inserting a vector costs more than embedding it on this project's machines, and the
+suites' tenants never reach :data:`ANN_MIN`. Cosine metric, float32, connectivity 16,
+expansion 64 when adding and 256 when searching (recall of the exact top 10 is measured by
 ``benchmarks/bench_reference.py``).
 """
 
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 from typing import Any
 
 ANN_MIN = 20_000
 _CONNECTIVITY = 16
 _EXPANSION_ADD = 64
-_EXPANSION_SEARCH = 128
+_EXPANSION_SEARCH = 256
 
 
 def available() -> bool:
@@ -31,13 +34,20 @@ class AnnIndex:
         ImportError: usearch is not installed (check :func:`available` first).
     """
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, path: Path | None = None) -> None:
+        """A new, empty graph for ``dim``-d vectors, or the one saved at ``path``."""
         import numpy
         from usearch.index import Index
 
         self._np = numpy
         self._index = Index(ndim=dim, metric="cos", dtype="f32", connectivity=_CONNECTIVITY,
                             expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH)
+        if path is not None:
+            self._index.load(str(path))
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path``."""
+        self._index.save(str(path))
 
     def __len__(self) -> int:
         return len(self._index)

@@ -1,34 +1,44 @@
-"""Lexical retrieval for the reference engine: an analyzer and an in-memory BM25 index.
+"""Lexical retrieval for the reference engine: an analyzer and an exact BM25 index (numpy).
 
-The index is written in plain Python (no numpy, no SQLite) because it must stay fast for both
-writes (one item at a time, tens of thousands per second) and ranked reads filtered to a few
-nodes. Postings are partitioned by node, so a node filter is applied while scoring, never by
-post-filtering a short top-k.
+Scoring is Okapi BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), N, df and
+the average document length over the tenant's live documents at the time of the search), the
+same ranking as an exhaustive scorer: the top k is exact by construction, not approximated.
 
-Scoring is Okapi BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5)), N and df
-over the whole tenant). It is exact while the query's postings inside the selected nodes number
-at most ``budget``. Beyond that, in the spirit of Lucene's common-terms query, only the rarest
-terms that fit the budget select candidates and the commoner terms rescore the best of them,
-so a very long query over a very large tenant stays within a few milliseconds.
+Postings live in immutable numpy segments (:mod:`memeval.engines.reference_postings`); writes
+queue their term ids and become a segment at the next search, or every 4,096 documents, so a
+write is visible to the next search. A search prunes with MaxScore: a lower bound on the k-th
+best score (from the documents of the rarest terms) marks the commonest terms whose summed
+upper bounds stay below it as non-essential; only documents holding an essential term are
+candidates, and the non-essential terms are looked up for the candidates that can still reach
+the top k. The node filter is applied to the candidates inside the search.
 """
 
 from __future__ import annotations
 
-import heapq
+import json
 import math
 import re
 import string
-from array import array
-from collections import deque
 from collections.abc import Collection, Mapping, Sequence
-from operator import neg
-from typing import NamedTuple
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from memeval.engines import reference_postings as postings
+from memeval.engines.reference_postings import Segment
 
 K1 = 1.2
 B = 0.75
-DEFAULT_BUDGET = 4096
-_DRIFT = 0.02
-_FRESH_MAX = 65536
+FLUSH = 4096
+# A search whose candidates exceed this share of the tenant accumulates into one dense array.
+_DENSE_SHARE = 8
+# Documents of the rarest terms scored in full to bound the k-th best score from below.
+_PROBE = 1024
+_SLACK = 1e-9
+# Below this many postings a search scores every one of them (pruning would cost more).
+_DIRECT = 32768
+_PEAK_SLACK = 0.05
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_PUNCTUATION = string.punctuation + "".join(map(chr, range(32)))
 _ASCII_SEPARATORS = bytes.maketrans(_ASCII_PUNCTUATION.encode(), b" " * len(_ASCII_PUNCTUATION))
@@ -116,251 +126,296 @@ def stem(word: str) -> str:
 
 
 class LexicalIndex:
-    """BM25 over one tenant's documents, with postings partitioned by node code.
+    """BM25 over one tenant's documents, each tagged with a node code, searched within nodes.
 
     Documents are dense integer ids handed out by the caller in increasing order (0, 1, 2, ...);
     node codes are small non-negative integers. Not thread-safe: the engine serialises calls.
-
-    The length normalisation uses an average document length refreshed whenever it drifts by
-    more than 2 %, so scores may differ from textbook BM25 by that much at most.
     """
 
-    def __init__(self, budget: int = DEFAULT_BUDGET) -> None:
-        """``budget`` is the number of postings a query may score exactly (0 = no limit)."""
-        self.budget = budget
-        # term -> node -> documents. Term first: a query term's nodes and its document
-        # frequency are then in one small dict (node-first dicts made pre-turns 14 % slower).
-        self._post = _Postings()
-        # term -> node -> {doc: tf} for the documents holding the term more than once.
-        self._repeats: dict[str, dict[int, dict[int, int]]] = {}
-        # Postings of recent writes, term -> documents, not yet spread over the nodes. A write
-        # appends to a few arrays of one small hot dict instead of to arrays scattered over
-        # every (term, node) pair, and spreading one term's batch touches only that term's
-        # node arrays: about 20 % faster writes at 100k turns. Once more than _FRESH_MAX postings
-        # wait, each write spreads the oldest terms, so no write pays for a whole batch;
-        # queries spread their own terms first, so nothing is ever missed.
-        self._fresh: dict[str, array[int]] = {}
-        self._fresh_order: deque[str] = deque()
-        self._fresh_size = 0
-        self._node = array("I")
-        # Each document's terms packed in one string (``\0t1\0\0t2\0``): strings are not
-        # tracked by the garbage collector, tuples are, and 100k of them slowed every write.
-        self._terms: list[str | None] = []
-        self._dl = array("I")
-        self._unit = array("d")
-        self._avgdl = 1.0
-        self._live = 0
+    def __init__(self) -> None:
+        self._tid: dict[str, int] = {}
+        self._words: dict[str, int] = {}
+        self._segments: list[Segment] = []
+        self._queued: list[int] = []
+        self._lengths: list[int] = []
+        self._queued_nodes: list[int] = []
+        self._count = 0
+        self._node = np.zeros(0, dtype=np.int32)
+        self._dl = np.zeros(0, dtype=np.int32)
+        self._live = np.zeros(0, dtype=bool)
+        self._alive = 0
         self._total = 0
+        self._width = 0
+        self._last_plan: tuple[tuple[object, ...], list[_Term]] = ((), [])
+        self._norms: tuple[tuple[int, ...], Any] = ((), None)
+        self._peaks: dict[int, tuple[float, int, float]] = {}
 
     def add(self, doc: int, node: int, text: str) -> None:
-        """Index ``text`` as document ``doc`` (must equal the number of documents added so far).
+        """Index ``text`` as document ``doc``; see :meth:`add_many`."""
+        self.add_many(doc, (node,), (text,))
+
+    def add_many(self, first: int, nodes: Sequence[int], texts: Sequence[str]) -> None:
+        """Index ``texts`` as documents ``first``, ``first + 1``, ... in ``nodes`` (one each).
 
         Raises:
-            ValueError: ``doc`` is out of order.
+            ValueError: ``first`` is not the number of documents added so far.
         """
-        if doc != len(self._terms):
-            raise ValueError(f"document {doc} out of order (expected {len(self._terms)})")
-        terms = analyze(text)
-        size = len(terms)
-        unique = set(terms)
-        self._terms.append("\0" + "\0\0".join(terms) + "\0" if terms else "")
-        self._dl.append(size)
-        self._unit.append((K1 + 1) / (1 + K1 * (1 - B + B * size / self._avgdl)))
-        self._live += 1
-        self._total += size
-        self._node.append(node)
-        fresh = self._fresh
-        for term in unique:
-            plist = fresh.get(term)
-            if plist is None:
-                fresh[term] = array("I", (doc,))
-                self._fresh_order.append(term)
-            else:
-                plist.append(doc)
-        if len(unique) != size:
-            self._note_repeats(doc, node, terms)
-        self._fresh_size += len(unique)
-        while self._fresh_size > _FRESH_MAX:
-            self._spread((self._fresh_order.popleft(),))
+        if first != self._count + len(self._lengths):
+            raise ValueError(f"document {first} out of order (expected {self._count + len(self._lengths)})")
+        words, queued, lengths = self._words, self._queued, self._lengths
+        for text in texts:
+            split = flatten(text).split()
+            try:
+                ids = list(map(words.__getitem__, split))
+            except KeyError:
+                ids = self._ids_of(split)
+            queued.extend(ids)
+            lengths.append(len(ids))
+        self._queued_nodes.extend(nodes)
+        if len(lengths) >= FLUSH:
+            self._flush()
 
-    def remove(self, docs: Mapping[int, int]) -> None:
-        """Drop documents, given as ``{doc: node code}``; unknown or removed ones are ignored."""
-        self._spread(list(self._fresh))
-        self._fresh_order.clear()
-        doomed: dict[tuple[int, str], set[int]] = {}
-        for doc, node in docs.items():
-            packed = self._terms[doc] if 0 <= doc < len(self._terms) else None
-            if packed is None:
-                continue
-            for term in set(packed.split("\0")) - {""}:
-                doomed.setdefault((node, term), set()).add(doc)
-                self._repeats.get(term, {}).get(node, {}).pop(doc, None)
-            self._terms[doc] = None
-            self._live -= 1
-            self._total -= self._dl[doc]
-        for (node, term), gone in doomed.items():
-            plist = self._post[term][node]
-            plist[:] = array("I", (doc for doc in plist if doc not in gone))
+    def remove(self, docs: Collection[int]) -> None:
+        """Drop documents; unknown or removed ones are ignored."""
+        self._flush()
+        gone = np.array([doc for doc in docs if 0 <= doc < self._count], dtype=np.int64)
+        gone = gone[self._live[gone]]
+        if not gone.size:
+            return
+        self._live[gone] = False
+        self._alive -= int(gone.size)
+        self._total -= int(self._dl[gone].sum())
+        terms = len(self._tid)
+        self._segments = [postings.purge(segment, self._live, terms) for segment in self._segments]
 
     def search(self, query: Sequence[str], nodes: Collection[int], k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc, score)`` pairs among documents in ``nodes``, best first.
 
-        ``query`` holds analyzed terms (see :func:`analyze`), OR-ed; terms absent from the tenant
-        are ignored. Equal scores are ordered oldest first.
+        ``query`` holds analyzed terms (see :func:`analyze`), OR-ed, each counted once; terms
+        absent from the tenant are ignored. Equal scores are ordered oldest first.
         """
-        plan = self._plan(query, nodes)
-        if k <= 0 or not plan:
+        self._flush()
+        if k <= 0 or not self._alive:
             return []
-        self._refresh()
-        split = self._essential(plan)
-        largest = max(range(split), key=lambda i: sum(map(len, plan[i].lists)))
-        acc = self._seed(plan[largest])
-        for i in range(split):
-            if i != largest:
-                self._accumulate(acc, plan[i])
-        while len(acc) < k and split < len(plan):
-            self._accumulate(acc, plan[split])
-            split += 1
-        if split < len(plan):
-            acc = self._rescore(acc, plan[split:], k)
-        return _top(acc, k)
+        lut = np.zeros(self._width, dtype=bool)
+        lut[[n for n in nodes if 0 <= n < self._width]] = True
+        if not lut.any():
+            return []
+        terms = self._plan(query)
+        if not terms:
+            return []
+        inside = None if lut.all() else lut
+        if sum(term.docs.size for term in terms) <= _DIRECT:
+            return _top(*self._shares(terms, inside), k)
+        floor = self._probe(terms, inside, k)
+        cand, score, rest = self._essential(terms, inside, floor, k)
+        norm = self._norm(cand)
+        for term in rest:
+            score += self._lookup(term, cand, norm)
+        return _top(cand, score, k)
 
-    def _unit_weight(self, dl: int) -> float:
-        """BM25's term-frequency factor for tf = 1 in a document of ``dl`` terms."""
-        return (K1 + 1) / (1 + K1 * (1 - B + B * dl / self._avgdl))
+    def save(self, folder: Path) -> None:
+        """Write the index under ``folder`` (created if missing); :meth:`load` reads it back."""
+        self._flush()
+        folder.mkdir(parents=True, exist_ok=True)
+        terms = len(self._tid)
+        merged = postings.merge(self._segments, terms) if self._segments else postings.build(
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), terms, 0)
+        postings.save(merged, folder)
+        for name in ("node", "dl", "live"):
+            np.save(folder / f"{name}.npy", getattr(self, f"_{name}")[: self._count])
+        meta = {"terms": sorted(self._tid, key=self._tid.__getitem__), "count": self._count, "size": merged.size}
+        (folder / "lexical.json").write_text(json.dumps(meta), encoding="utf-8")
 
-    def _spread(self, terms: Sequence[str]) -> None:
-        """Move the fresh postings of ``terms`` into their per-node arrays."""
-        node_of = self._node
-        for term in terms:
-            docs = self._fresh.pop(term, None)
-            if docs:
-                self._fresh_size -= len(docs)
-                by_node = self._post[term]
-                for doc in docs:
-                    by_node[node_of[doc]].append(doc)
+    @classmethod
+    def load(cls, folder: Path) -> LexicalIndex:
+        """The index :meth:`save` wrote under ``folder``; postings stay memory-mapped until merged.
 
-    def _note_repeats(self, doc: int, node: int, terms: list[str]) -> None:
-        """Record the terms ``doc`` holds more than once."""
-        counts: dict[str, int] = {}
-        for term in terms:
-            counts[term] = counts.get(term, 0) + 1
-        for term, tf in counts.items():
-            if tf > 1:
-                self._repeats.setdefault(term, {}).setdefault(node, {})[doc] = tf
+        Raises:
+            OSError: a file is missing or unreadable.
+            ValueError: a file is not what :meth:`save` writes.
+        """
+        meta = json.loads((folder / "lexical.json").read_text(encoding="utf-8"))
+        index = cls()
+        index._tid = {term: tid for tid, term in enumerate(meta["terms"])}
+        index._segments = [postings.load(folder, meta["size"])] if meta["count"] else []
+        index._node, index._dl, index._live = (np.load(folder / f"{name}.npy") for name in ("node", "dl", "live"))
+        index._count = int(meta["count"])
+        index._alive = int(index._live.sum())
+        index._total = int(index._dl[index._live].sum())
+        index._width = int(index._node.max()) + 1 if index._count else 0
+        return index
 
-    def _tf_weight(self, doc: int, tf: int) -> float:
-        """BM25's term-frequency factor for ``tf`` occurrences in ``doc``."""
-        return tf * (K1 + 1) / (tf + K1 * (1 - B + B * self._dl[doc] / self._avgdl))
+    def _ids_of(self, words: list[str]) -> list[int]:
+        """Term ids of ``words`` (-1 for a word that is not indexed), caching single-term words."""
+        if len(self._words) > _CACHE_MAX:
+            self._words.clear()
+        ids = []
+        for word in words:
+            tid = self._words.get(word)
+            if tid is not None:
+                ids.append(tid)
+                continue
+            found = [self._tid.setdefault(term, len(self._tid)) for part in _parts(word) if (term := _term(part))]
+            if len(found) <= 1:
+                self._words[word] = found[0] if found else -1
+            ids.extend(found or (-1,))
+        return ids
 
-    def _refresh(self) -> None:
-        """Recompute the per-document weights once the average length has drifted."""
-        avgdl = self._total / self._live if self._live else 1.0
-        if abs(avgdl - self._avgdl) > _DRIFT * self._avgdl:
-            self._avgdl = avgdl
-            self._unit = array("d", map(self._unit_weight, self._dl))
+    def _flush(self) -> None:
+        """Turn the queued documents into a segment."""
+        count = len(self._lengths)
+        if not count:
+            return
+        first, end = self._count, self._count + count
+        tids = np.array(self._queued, dtype=np.int64)
+        docs = np.repeat(np.arange(first, end, dtype=np.int32), self._lengths)
+        valid = tids >= 0
+        tids, docs = tids[valid], docs[valid]
+        dl = np.bincount(docs - first, minlength=count)
+        self._grow(end)
+        self._node[first:end] = self._queued_nodes
+        self._dl[first:end] = dl
+        self._live[first:end] = True
+        self._width = max(self._width, max(self._queued_nodes) + 1)
+        self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
+        self._queued, self._lengths, self._queued_nodes = [], [], []
+        terms = len(self._tid)
+        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count)], terms)
 
-    def _plan(self, query: Sequence[str], nodes: Collection[int]) -> list[_QueryTerm]:
-        """The query's terms that occur in ``nodes``, rarest (highest idf) first."""
-        self._spread([term for term in query if term in self._fresh])
+    def _grow(self, size: int) -> None:
+        """Make room for ``size`` documents in the per-document arrays (capacity doubles)."""
+        if len(self._node) >= size:
+            return
+        capacity = max(size, 2 * len(self._node), 1024)
+        for name in ("_node", "_dl", "_live"):
+            old = getattr(self, name)
+            grown = np.zeros(capacity, dtype=old.dtype)
+            grown[: self._count] = old[: self._count]
+            setattr(self, name, grown)
+
+    def _plan(self, query: Sequence[str]) -> list[_Term]:
+        """The query's terms present in the tenant, with their idf, upper bound and postings;
+        the last plan is kept until the next write (a pre-turn asks one query per section)."""
+        key = (tuple(query), self._count, self._alive)
+        if self._last_plan[0] == key:
+            return self._last_plan[1]
         plan = []
         for term in dict.fromkeys(query):
-            by_node = self._post.get(term, {})
-            lists = [plist for n in nodes if (plist := by_node.get(n))]
-            if lists:
-                # Document frequency is summed over the nodes here rather than kept per write:
-                # one counter update per term was a fifth of the write cost.
-                df = sum(map(len, by_node.values()))
-                idf = math.log(1 + (self._live - df + 0.5) / (df + 0.5))
-                repeated = self._repeats.get(term, {})
-                repeats = [found for n in nodes if (found := repeated.get(n))]
-                plan.append(_QueryTerm(idf, term, lists, repeats))
-        plan.sort(key=lambda row: (-row.idf, row.term))
+            tid = self._tid.get(term)
+            if tid is None:
+                continue
+            parts = [segment.postings(tid) for segment in self._segments]
+            docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
+            if not docs.size:
+                continue
+            tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
+            idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
+            plan.append(_Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
+        self._last_plan = (key, plan)
         return plan
 
-    def _essential(self, plan: list[_QueryTerm]) -> int:
-        """How many of the rarest terms select candidates: all of them while within budget."""
-        sizes = [sum(map(len, row.lists)) for row in plan]
-        if not self.budget or sum(sizes) <= self.budget:
-            return len(plan)
-        used, split = sizes[0], 1
-        while split < len(plan) and used + sizes[split] <= self.budget:
-            used += sizes[split]
-            split += 1
-        return split
+    def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
+        """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its
+        documents: the largest factor over its postings at an average length 5 % above the
+        current one (the factor grows with the average), kept until the average outgrows it and
+        extended to the documents written since. Removals only lower the true largest factor."""
+        avgdl = self._total / self._alive
+        limit, covered, peak = self._peaks.get(tid, (0.0, 0, 0.0))
+        if avgdl > limit:
+            limit, covered, peak = avgdl * (1 + _PEAK_SLACK), 0, 0.0
+        if covered < self._count:
+            start = int(np.searchsorted(docs, covered))
+            tf = tfs[start:].astype(np.float64)
+            norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
+            if tf.size:
+                peak = max(peak, float((tf * (K1 + 1) / (tf + norm)).max()))
+            self._peaks[tid] = (limit, self._count, peak)
+        return peak
 
-    def _seed(self, row: _QueryTerm) -> dict[int, float]:
-        """A new accumulator holding one term's BM25 share.
+    def _norm(self, docs: Any) -> Any:
+        """BM25's length normalisation ``k1 (1 - b + b dl / avgdl)`` of each of ``docs``, from a
+        per-document table rebuilt after writes (one pass over the tenant, shared by searches)."""
+        key = (self._count, self._alive, self._total)
+        if self._norms[0] != key:
+            dl = self._dl[: self._count].astype(np.float64)
+            self._norms = (key, K1 * (1 - B) + (K1 * B / (self._total / self._alive)) * dl)
+        return self._norms[1][docs]
 
-        A document sits in one node only, so the term's lists are disjoint and ``dict.update``
-        can fill them in C, three times faster than adding posting by posting; the term with
-        the most postings is seeded this way.
-        """
-        acc: dict[int, float] = {}
-        weigh = row.idf.__mul__
-        for plist in row.lists:
-            acc.update(zip(plist, map(weigh, map(self._unit.__getitem__, plist)), strict=True))
-        self._correct(acc, row)
-        return acc
+    @staticmethod
+    def _lookup(term: _Term, cand: Any, norm: Any) -> Any:
+        """``term``'s BM25 share for each candidate document (0 where it does not occur), given
+        the candidates' :meth:`_norm`."""
+        at = np.minimum(np.searchsorted(term.docs, cand), term.docs.size - 1)
+        tf = np.where(term.docs[at] == cand, term.tfs[at], 0).astype(np.float64)
+        return term.idf * tf * (K1 + 1) / (tf + norm)
 
-    def _accumulate(self, acc: dict[int, float], row: _QueryTerm) -> None:
-        """Add one term's BM25 share to ``acc`` for every document in its posting lists."""
-        unit = self._unit
-        idf = row.idf
-        get = acc.get
-        for plist in row.lists:
-            for doc in plist:
-                acc[doc] = get(doc, 0.0) + idf * unit[doc]
-        self._correct(acc, row)
+    def _probe(self, terms: list[_Term], lut: Any, k: int) -> float:
+        """A lower bound on the k-th best score in the section: the k-th best full score among
+        up to :data:`_PROBE` documents of the rarest terms (0 when they hold fewer than k)."""
+        found, size = [], 0
+        for term in sorted(terms, key=lambda t: -t.bound):
+            docs = self._section(term, lut)[0]
+            found.append(docs)
+            size += docs.size
+            if size >= k:
+                break
+        cand = np.unique(np.concatenate(found))[:_PROBE]
+        if cand.size < k:
+            return 0.0
+        norm = self._norm(cand)
+        score = sum((self._lookup(term, cand, norm) for term in terms), np.zeros(cand.size))
+        return float(np.partition(score, cand.size - k)[cand.size - k])
 
-    def _correct(self, acc: dict[int, float], row: _QueryTerm) -> None:
-        """Replace the tf = 1 share counted for documents holding the term more than once."""
-        unit = self._unit
-        idf = row.idf
-        for repeats in row.repeats:
-            for doc, tf in repeats.items():
-                acc[doc] += idf * (self._tf_weight(doc, tf) - unit[doc])
+    def _shares(self, terms: list[_Term], lut: Any) -> tuple[Any, Any]:
+        """Every document of ``terms`` in the section (increasing) and the sum of their shares."""
+        sections = [self._section(term, lut) for term in terms]
+        docs = np.concatenate([d for d, _ in sections])
+        tf = np.concatenate([t for _, t in sections]).astype(np.float64)
+        idf = np.repeat([t.idf for t in terms], [d.size for d, _ in sections])
+        weight = idf * tf * (K1 + 1) / (tf + self._norm(docs))
+        if docs.size * _DENSE_SHARE <= self._count:
+            cand, inverse = np.unique(docs, return_inverse=True)
+            return cand, np.bincount(inverse, weights=weight)
+        dense = np.bincount(docs, weights=weight, minlength=self._count)
+        cand = np.flatnonzero(dense)
+        return cand, dense[cand]
 
-    def _rescore(self, acc: dict[int, float], rest: list[_QueryTerm], k: int) -> dict[int, float]:
-        """Add the commoner terms' share to the best candidates (only they can still reach the top k)."""
-        out = {}
-        for doc, score in _top(acc, max(4 * k, 32)):
-            packed = self._terms[doc] or ""
-            for row in rest:
-                tf = packed.count(f"\0{row.term}\0")
-                if tf:
-                    score += row.idf * self._tf_weight(doc, tf)
-            out[doc] = score
-        return out
+    def _essential(self, terms: list[_Term], lut: Any, floor: float, k: int) -> tuple[Any, Any, list[_Term]]:
+        """Candidates (documents of the essential terms that can still reach the top k), their
+        essential terms' share, and the non-essential terms still to be looked up."""
+        ordered = sorted(terms, key=lambda t: t.bound)
+        bounds = np.cumsum([t.bound for t in ordered])
+        split = int(np.searchsorted(bounds, floor * (1 - _SLACK), side="left"))
+        rest, essential = ordered[:split], ordered[split:]
+        cand, score = self._shares(essential, lut)
+        if cand.size > k:
+            floor = max(floor, float(np.partition(score, cand.size - k)[cand.size - k]))
+        keep = score + float(bounds[split - 1] if split else 0.0) >= floor * (1 - _SLACK)
+        return cand[keep], score[keep], rest
+
+    def _section(self, term: _Term, lut: Any) -> tuple[Any, Any]:
+        """``term``'s postings inside the nodes where ``lut`` is set (all of them if it is None)."""
+        if lut is None:
+            return term.docs, term.tfs
+        inside = lut[self._node[term.docs]]
+        return term.docs[inside], term.tfs[inside]
 
 
-class _QueryTerm(NamedTuple):
-    """One query term as a search plans it: its idf and, inside the searched nodes, its posting
-    lists and the documents where it occurs more than once (``{doc: tf}``)."""
+class _Term(NamedTuple):
+    """One query term as a search plans it: idf, an upper bound on its BM25 share in any
+    document, and its postings over the whole tenant."""
 
     idf: float
-    term: str
-    lists: list[array[int]]
-    repeats: list[dict[int, int]]
+    bound: float
+    docs: Any
+    tfs: Any
 
 
-class _Postings(dict[str, "_TermPostings"]):
-    """term -> node -> documents, creating what a write needs on first use."""
-
-    def __missing__(self, term: str) -> _TermPostings:
-        by_node = self[term] = _TermPostings()
-        return by_node
-
-
-class _TermPostings(dict[int, "array[int]"]):
-    """One term's postings: node code -> documents holding the term, in write order."""
-
-    def __missing__(self, node: int) -> array[int]:
-        plist = self[node] = array("I")
-        return plist
-
-
-def _top(acc: dict[int, float], k: int) -> list[tuple[int, float]]:
+def _top(cand: Any, score: Any, k: int) -> list[tuple[int, float]]:
     """The ``k`` best ``(doc, score)`` pairs, best first, equal scores oldest first."""
-    best = heapq.nlargest(k, zip(acc.values(), map(neg, acc.keys()), strict=True))
-    return [(-negated, score) for score, negated in best]
+    if cand.size > k:
+        keep = score >= np.partition(score, cand.size - k)[cand.size - k]
+        cand, score = cand[keep], score[keep]
+    order = np.lexsort((cand, -score))[:k]
+    return [(int(doc), float(value)) for doc, value in zip(cand[order], score[order], strict=True)]

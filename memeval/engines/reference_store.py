@@ -8,13 +8,20 @@ Keys stay unique because the low 32 bits are the slot.
 from __future__ import annotations
 
 import heapq
+import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import astuple
+from pathlib import Path
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
+import numpy as np
+
+from memeval.engines import reference_columns
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
+from memeval.engines.reference_columns import StoredItems
 from memeval.engines.embedders import DenseIndex
 from memeval.engines.reference_index import LexicalIndex
 from memeval.engines.reference_rank import Texts
@@ -33,10 +40,13 @@ BELIEF_CONFIDENCE = 0.5
 class TenantStore:
     """Everything one tenant holds. Not thread-safe: the engine serialises calls."""
 
-    def __init__(self, lexical: LexicalIndex, dense: DenseIndex | None) -> None:
+    def __init__(self, lexical: LexicalIndex, dense: DenseIndex | None, items: StoredItems | None = None) -> None:
         self.lexical = lexical
         self.dense = dense
-        self.items: list[MemoryItem | None] = []
+        self.items = items if items is not None else StoredItems("")
+        # Counts the changes since the store was built or loaded (a saved store unchanged since
+        # it was opened needs no saving).
+        self.changes = 0
         self.keys: list[int] = []
         self._ids: dict[str, int] = {}
         self._doc_code: list[int] = []
@@ -50,19 +60,39 @@ class TenantStore:
         self._scanned = 0
         self.texts = Texts(self._text)
 
-    def write(self, item: MemoryItem) -> WriteReceipt:
-        """Store ``item`` unless its id is already here (then a replay that stores nothing).
+    def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
+        """Store each of ``items`` unless its id is already here (then a replay that stores
+        nothing); the indexes take the stored ones as one batch.
 
         Raises:
-            EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp.
+            EngineError: an item's ``at`` is not an ISO 8601 / RFC 3339 timestamp (the items
+                before it are stored).
         """
-        if item.id in self._ids:
-            return WriteReceipt(item.id, replayed=True)
+        first = len(self.items)
+        receipts, codes, texts = [], [], []
+        try:
+            for item in items:
+                if item.id in self._ids:
+                    receipts.append(WriteReceipt(item.id, replayed=True))
+                    continue
+                codes.append(self._admit(item))
+                texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
+                receipts.append(WriteReceipt(item.id))
+        finally:
+            if texts:
+                self.changes += 1
+                self.lexical.add_many(first, codes, texts)
+                if self.dense is not None:
+                    self.dense.add_many(first, codes, texts)
+        return receipts
+
+    def _admit(self, item: MemoryItem) -> int:
+        """Give ``item`` the next document number and a recency key; returns its node code."""
         doc = len(self.items)
+        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
         code = self._codes.get(item.node)
         if code is None:
             code = self._new_node(item.node)
-        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
         self.items.append(item)
         self.keys.append(key)
         self._ids[item.id] = doc
@@ -74,11 +104,7 @@ class TenantStore:
         if node_order and key < node_order[-1]:
             self._node_unsorted.add(code)
         node_order.append(key)
-        text = item.text if item.title is None else f"{item.title}\n{item.text}"
-        self.lexical.add(doc, code, text)
-        if self.dense is not None:
-            self.dense.add(doc, code, text)
-        return WriteReceipt(item.id)
+        return code
 
     def codes_for(self, patterns: tuple[str, ...]) -> tuple[int, ...]:
         """Codes of this tenant's nodes that match ``patterns`` (see ``node_matches``)."""
@@ -114,6 +140,7 @@ class TenantStore:
                 self.items[doc] = None
         if not docs:
             return 0
+        self.changes += 1
         self.lexical.remove(docs)
         if self.dense is not None:
             self.dense.remove(docs)
@@ -151,11 +178,60 @@ class TenantStore:
                 belief = Belief(subject, "states", sentence, "supported", BELIEF_CONFIDENCE)
                 self._beliefs[key] = (belief, item.id)
                 built += 1
+        self.changes += built
         return built
 
     def derived(self) -> Derived:
         """The beliefs built so far, in the order they were built."""
         return Derived(beliefs=tuple(belief for belief, _ in self._beliefs.values()))
+
+    def save(self, folder: Path) -> None:
+        """Write the whole tenant under ``folder`` (which must exist and be empty)."""
+        reference_columns.save([self.items[doc] for doc in range(len(self.items))], folder)
+        np.save(folder / "keys.npy", np.array([key >> _SLOT_BITS for key in self.keys], dtype=np.int64))
+        np.save(folder / "codes.npy", np.array(self._doc_code, dtype=np.int32))
+        beliefs = [[key, *astuple(belief), source] for key, (belief, source) in self._beliefs.items()]
+        meta = {"nodes": list(self._codes), "beliefs": beliefs, "scanned": self._scanned}
+        (folder / "store.json").write_text(json.dumps(meta), encoding="utf-8")
+        self.lexical.save(folder / "lexical")
+        if self.dense is not None:
+            self.dense.save(folder / "dense")
+
+    @classmethod
+    def load(cls, folder: Path, tenant: str, dense: Callable[[Path], DenseIndex] | None) -> TenantStore:
+        """The tenant :meth:`save` wrote under ``folder``; ``dense`` opens its vector index, or
+        gives an empty one that the tenant's texts then fill (None: the engine has no dense
+        signal).
+
+        Raises:
+            OSError: a file is missing or unreadable.
+            ValueError: a file is not what :meth:`save` writes.
+        """
+        meta = json.loads((folder / "store.json").read_text(encoding="utf-8"))
+        store = cls(LexicalIndex.load(folder / "lexical"), dense(folder / "dense") if dense else None,
+                    StoredItems(tenant, folder))
+        high, codes = np.load(folder / "keys.npy"), np.load(folder / "codes.npy")
+        live = ~store.items.removed
+        store.keys = [(h << _SLOT_BITS) | doc for doc, h in enumerate(high.tolist())]
+        store._doc_code = codes.tolist()
+        store._ids = dict(zip(store.items.column("id"), range(len(high)), strict=True))
+        store._ids.pop("", None)  # the removed rows
+        for name in meta["nodes"]:
+            store._new_node(name)
+        order = np.lexsort((np.arange(len(high)), high))
+        order = order[live[order]]
+        keys = store.keys
+        store._order = [keys[doc] for doc in order.tolist()]
+        for code in range(len(store._node_order)):
+            store._node_order[code] = [keys[doc] for doc in order[codes[order] == code].tolist()]
+        for key, subject, predicate, obj, status, confidence, source in meta["beliefs"]:
+            store._beliefs[key] = (Belief(subject, predicate, obj, status, confidence), source)
+        store._scanned = meta["scanned"]
+        if store.dense is not None and not len(store.dense) and len(store.items):
+            # Saved without vectors, opened by an engine with an embedder: embed it now.
+            store.dense.add_many(0, store._doc_code, [store._text(doc) for doc in range(len(store.items))])
+            store.dense.remove([doc for doc in range(len(store.items)) if store.items[doc] is None])
+        return store
 
     def _text(self, doc: int) -> str:
         item = self.items[doc]

@@ -30,7 +30,7 @@ class Pageless:
 
 
 def old_style_factory(settings: Any) -> ReferenceEngine:
-    return ReferenceEngine(None, 0.45, 0)
+    return ReferenceEngine(None, 0.45)
 
 
 PAGELESS = Adapter(lambda settings: Pageless())  # type: ignore[arg-type, return-value]

@@ -119,10 +119,10 @@ class RepeatsPages(ReferenceEngine):
 ])
 def test_a_broken_adapter_fails_the_contract_it_breaks(adapter: type[ReferenceEngine], contract: str,
                                                         reason: str) -> None:
-    broken = failed(run_checks(adapter(None, 0.45, 0), settle_s=0.2))
+    broken = failed(run_checks(adapter(None, 0.45), settle_s=0.2))
     assert contract in broken and reason in broken[contract]
     if adapter is not ClaimsToAnswer:
-        assert capabilities_of(adapter(None, 0.45, 0)) == frozenset(
+        assert capabilities_of(adapter(None, 0.45)) == frozenset(
             {Capability.FORGET, Capability.ERASE, Capability.BELIEFS, Capability.INSPECT})
 
 

@@ -75,8 +75,8 @@ def test_settings_are_validated():
         create({"embeder": "none"})
     with pytest.raises(UsageError, match="auto, none, static"):
         create({"embedder": "minilm"})
-    with pytest.raises(UsageError, match="lexical_budget"):
-        create({"lexical_budget": -1})
+    with pytest.raises(UsageError, match="unknown setting 'lexical_budget'"):
+        create({"lexical_budget": 0})
 
 
 def test_static_embedder_without_the_extra_is_a_usage_error():
@@ -326,7 +326,7 @@ def test_build_beliefs_one_per_document_and_thread_never_duplicated():
 
 def test_lexical_index_matches_textbook_bm25():
     docs = ["apple banana apple", "banana cherry", "cherry date elder fig", "apple"]
-    index = LexicalIndex(budget=0)
+    index = LexicalIndex()
     for doc, text in enumerate(docs):
         index.add(doc, 0, text)
     query = analyze("apple cherry")
@@ -340,11 +340,11 @@ def test_lexical_index_matches_textbook_bm25():
             tf = words.count(term)
             idf = math.log(1 + (len(terms) - df + 0.5) / (df + 0.5))
             want += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl)) if tf else 0.0
-        assert got.get(doc, 0.0) == pytest.approx(want, rel=0.021)
+        assert got.get(doc, 0.0) == pytest.approx(want, rel=1e-12)
 
 
-def test_a_tight_budget_still_finds_the_rare_match():
-    engine = create({"embedder": "none", "lexical_budget": 8})
+def test_a_rare_match_outranks_many_common_ones():
+    engine = create({"embedder": "none"})
     for i in range(200):
         engine.write(turn(f"status update {i} for the project"))
     engine.write(turn("project zebra status is green"))
@@ -389,7 +389,7 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     from memeval.engines.reference import ReferenceEngine
 
     embedder = FlakyEmbedder()
-    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=0.9, lexical_budget=0)
+    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=0.9)
     engine.write(turn("apples are red"))
     embedder.fail = True
     engine.write(turn("bananas are yellow"))
@@ -403,6 +403,7 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
 def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, int], query: list[str]) -> dict:
     """Textbook BM25 over the live ``docs``, restricted to documents whose node is in ``section``."""
     avgdl = sum(map(len, docs.values())) / len(docs)
+    dfs = {term: sum(term in other for other in docs.values()) for term in set(query)}
     scores = {}
     for doc, words in docs.items():
         if nodes[doc] not in section:
@@ -410,7 +411,7 @@ def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, i
         score = 0.0
         for term in set(query):
             tf = words.count(term)
-            df = sum(term in other for other in docs.values())
+            df = dfs[term]
             if tf:
                 idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
                 score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl))
@@ -419,13 +420,15 @@ def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, i
     return scores
 
 
-@pytest.mark.parametrize("fresh_max", [5, 65536])
-def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, fresh_max):
-    monkeypatch.setattr(reference_index, "_FRESH_MAX", fresh_max)
+@pytest.mark.parametrize(("flush", "direct"), [(1, 0), (7, 0), (4096, 0), (4096, 32768)])
+def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, flush, direct):
+    # direct 0: every search prunes with MaxScore; 32768: these small ones score every posting.
+    monkeypatch.setattr(reference_index, "FLUSH", flush)
+    monkeypatch.setattr(reference_index, "_DIRECT", direct)
     rng = random.Random(5)
     vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
     for trial in range(30):
-        index, docs, nodes = LexicalIndex(budget=0), {}, {}
+        index, docs, nodes = LexicalIndex(), {}, {}
         for doc in range(rng.randint(1, 60)):
             words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
             docs[doc], nodes[doc] = words, rng.randrange(4)
@@ -435,10 +438,11 @@ def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(
         live = {doc: words for doc, words in docs.items() if doc not in gone}
         query = rng.sample(vocabulary, 3)
         section = set(rng.sample(range(4), rng.randint(1, 4)))
-        got = index.search(query, section, 100)
+        k = rng.choice([1, 2, 5, 100])
+        got = index.search(query, section, k)
         want = brute_bm25(live, section, nodes, query) if live else {}
-        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-round(want[doc], 6), doc)), trial
-        assert all(score == pytest.approx(want[doc], rel=0.021) for doc, score in got)
+        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-round(want[doc], 6), doc))[:k], trial
+        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
 def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals(monkeypatch):
@@ -469,3 +473,28 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
             want = [d for d in range(count) if nodes[d] in section and d not in gone and sims[d] >= index._floor]
             want = sorted(want, key=lambda d: (-sims[d], d))[:k]
             assert [doc for doc, _ in index.search(f"q-{1000 + trial}", section, k)] == want, (trial, section)
+
+
+def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
+    # Many common terms and a few rare ones, small k: MaxScore leaves common terms out of the
+    # candidates, so this is where a wrong bound would drop a true top-k document.
+    monkeypatch.setattr(reference_index, "_DIRECT", 0)
+    rng = random.Random(8)
+    vocabulary = [f"w{i:02d}x" for i in range(60)]
+    weights = [1 / (rank + 1) for rank in range(60)]
+    index, docs, nodes = LexicalIndex(), {}, {}
+    for doc in range(3000):
+        docs[doc] = rng.choices(vocabulary, weights, k=rng.randint(1, 14))
+        nodes[doc] = rng.randrange(5)
+    for start in range(0, 3000, 500):
+        index.add_many(start, [nodes[d] for d in range(start, start + 500)],
+                       [" ".join(docs[d]) for d in range(start, start + 500)])
+    for trial in range(40):
+        query = rng.choices(vocabulary, weights, k=rng.randint(1, 8))
+        section = set(rng.sample(range(5), rng.randint(1, 5)))
+        k = rng.choice([1, 3, 10, 24])
+        want = brute_bm25(docs, section, nodes, query)
+        ranked = sorted(want, key=lambda doc: (-want[doc], doc))
+        got = index.search(query, section, k)
+        assert [doc for doc, _ in got] == ranked[:k], trial
+        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)

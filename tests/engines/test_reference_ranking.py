@@ -187,7 +187,7 @@ def test_vectors_are_computed_at_write_time_in_batches():
     from memeval.engines.reference import ReferenceEngine
 
     embedder = CountingEmbedder()
-    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=-1.0, lexical_budget=0)
+    engine = ReferenceEngine(QueryVectors(embedder), min_similarity=-1.0)
     for i in range(4096 + 5):
         engine.write(turn(f"note number {i}", day(i % 20)))
     assert embedder.embedded == 4096  # one full batch, embedded by the write that filled it
@@ -218,7 +218,7 @@ def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
             vecs = numpy.array(rows, dtype=numpy.float32)
             return vecs / numpy.linalg.norm(vecs, axis=1, keepdims=True)
 
-    engine = ReferenceEngine(QueryVectors(Random8d()), min_similarity=-1.0, lexical_budget=0)
+    engine = ReferenceEngine(QueryVectors(Random8d()), min_similarity=-1.0)
     for i in range(600):
         engine.write(turn(f"entry {i}", day(i % 20), node=f"agent:a{i % 3}"))
     dense = engine._tenants[T].dense
