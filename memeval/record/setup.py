@@ -38,6 +38,8 @@ class GradingSetup:
     """The grader and its version (``memeval-<version>`` for memeval's own matcher)."""
     upstream: tuple[str, ...] | None = omitted(default=None)
     """The upstream rule each benchmark grader and judge follows, ``name version: repo file @ commit`` (None: no benchmark)."""
+    cluster: str | None = omitted(default=None)
+    """The unit the cluster-bootstrap intervals and clustered tests resample (scenario, conversation, haystack, …; None: an older record)."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from memeval.record import BenchmarkInfo, BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
 from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup,
                                   PackSetup, Setup)
+from memeval.score.clusters import clustering
 from memeval.score.haystack import depth
 from memeval.spec.model import Defaults, Policy
 
@@ -46,7 +47,7 @@ def scoring_setup(record: RunRecord) -> Setup:
         spec_sha256=record.suite.sha256,
         dataset=_dataset(record.benchmark),
         grading=GradingSetup(str(spec.get("match", "word")), int(str(window)), f"memeval-{record.memeval_version}",
-                             _upstream(record.benchmark)),
+                             _upstream(record.benchmark), clustering(spec).unit),
         pack=pack,
         answer=_model(answerer),
         judge=_model(answerer.judge if answerer else None),

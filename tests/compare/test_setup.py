@@ -91,6 +91,18 @@ def test_an_older_record_without_a_setup_gets_it_computed_on_read(name):
     computed = to_json(setup)
     assert isinstance(computed, dict)
     # what the record kept is computed again; fields added since (retrieval depth) come on top
+    kept["grading"]["cluster"] = "scenario"  # the cluster unit joined the grading setup later
     assert {k: computed[k] for k in kept} == kept and setup.grading.match == "word" and setup.pack.budget_tokens == 1200
     assert setup.retrieval is not None and setup.retrieval.pack_items == 23 and setup.retrieval.tokens_stored > 0
     assert (setup.answer is not None) == (record.answerer is not None) and setup.dataset is None
+
+
+def test_runs_whose_intervals_resample_different_units_are_not_comparable():
+    # Clustered intervals and paired tests over scenarios vs over categories are different statistics.
+    base = run(hits(18, 20), label="by-scenario")
+    other = run(hits(18, 20), label="by-category")
+    other = replace(other, suite=replace(other.suite, resolved={**other.suite.resolved, "cluster": "category"}))
+    a, b = scoring_setup(base), scoring_setup(other)
+    assert (a.grading.cluster, b.grading.cluster) == ("scenario", "category")
+    kept, dropped = split_comparable([derive(base), derive(other)], ())
+    assert len(kept) == 1 and "grading.cluster" in dropped[0]
