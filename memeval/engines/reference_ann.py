@@ -12,6 +12,7 @@ expansion 64 when adding and 256 when searching (recall of the exact top 10 is m
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,10 @@ _EXPANSION_ADD = 64
 _EXPANSION_SEARCH = 256
 
 
+@functools.cache
 def available() -> bool:
-    """Whether usearch is installed (then :class:`AnnIndex` can be built)."""
+    """Whether usearch is installed (then :class:`AnnIndex` can be built); asked once a process
+    (every tenant asks, and a suite run makes hundreds)."""
     return importlib.util.find_spec("usearch") is not None
 
 
