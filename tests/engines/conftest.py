@@ -62,6 +62,13 @@ def cortex_engine(cortex: RunningServer, monkeypatch: pytest.MonkeyPatch) -> Ite
     cortex.faults(clear=True)
 
 
+@pytest.fixture(scope="module")
+def mock() -> Iterator[RunningServer]:
+    """The mock inference server as a real process, for the in-process adapters (mem0, Graphiti)."""
+    with start_server("mock_inference") as server:
+        yield server
+
+
 @pytest.fixture
 def tenant() -> str:
     """A fresh tenant per test, so tests sharing a server never see each other's items."""

@@ -8,33 +8,22 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
-
 from memeval.engines import create_engine
-from memeval.engines.base import Engine, MemoryItem, RecallRequest
+from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, UsageError
-from memeval.servers.launch import RunningServer, start_server
-from tests.conftest import FIXTURES, MEMEVAL, ROOT
+from memeval.servers.launch import RunningServer
 from tests.engines.conftest import assert_engine_leaves_nothing
+from tests.engines.mockserve import assert_memeval_run_leaves_nothing, chat_calls, recall, turn
 
 needs_graphiti = pytest.mark.skipif(importlib.util.find_spec("graphiti_core") is None,
                                     reason="graphiti-core is not installed (pip install 'memeval[graphiti]')")
 pytestmark = [pytest.mark.slow, needs_graphiti,
               pytest.mark.filterwarnings("ignore:The Kuzu backend is deprecated:DeprecationWarning")]
-
-
-@pytest.fixture(scope="module")
-def mock() -> Iterator[RunningServer]:
-    with start_server("mock_inference") as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
@@ -47,20 +36,6 @@ def engine(mock: RunningServer) -> Iterator[Engine]:
 @pytest.fixture
 def tenant() -> str:
     return f"tenant {uuid.uuid4().hex[:8]}"  # a space: not a valid Graphiti group id as it is
-
-
-def turn(tenant: str, text: str, node: str = "agent:a", i: int = 0) -> MemoryItem:
-    agent = node.split(":", 1)[1] if node.startswith("agent:") else None
-    return MemoryItem(tenant, node, "turn", text, agent=agent, thread="t1", turn=i,
-                      at=f"2026-09-01T{9 + i // 60:02d}:{i % 60:02d}:00Z")
-
-
-def recall(engine: Engine, tenant: str, query: str | None, nodes: tuple[str, ...] = ("agent:",), limit: int = 10):
-    return engine.recall(RecallRequest(tenant, nodes, query, limit))
-
-
-def chat_calls(mock: RunningServer) -> int:
-    return httpx.get(mock.url + "/_mock/stats", timeout=5).json()["calls"]["chat"]
 
 
 def test_settings_are_validated(monkeypatch):
@@ -158,18 +133,4 @@ def test_nothing_is_written_to_home_and_the_owned_folder_goes_on_close(mock, tmp
 
 
 def test_memeval_run_with_engines_graphiti_yaml_starts_the_mock_and_leaves_nothing_behind(tmp_path):
-    home, tmp, out = tmp_path / "home", tmp_path / "tmp", tmp_path / "run"
-    home.mkdir()
-    tmp.mkdir()
-    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
-    env.pop("GRAPHITI_OPENAI_URL", None)
-    done = subprocess.run([*MEMEVAL, "run", os.path.join(FIXTURES, "mini.yaml"), "--engine",
-                           os.path.join(ROOT, "engines", "graphiti.yaml"), "--out", str(out), "--quiet"],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    record = json.loads((out / "run.json").read_text())
-    assert record["engine"]["name"] == "graphiti"
-    assert record["engine"]["capabilities"] == ["erase", "forget", "inspect"]
-    assert all(s["status"] == "ok" for s in record["scenarios"])
-    assert "mock-inference listening" in (out / "server.log").read_text()
-    assert list(home.iterdir()) == [] and list(tmp.iterdir()) == []
+    assert_memeval_run_leaves_nothing(tmp_path, "graphiti", ("GRAPHITI_OPENAI_URL",))

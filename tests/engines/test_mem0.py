@@ -7,33 +7,21 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
-
 from memeval.engines import create_engine
-from memeval.engines.base import Engine, MemoryItem, RecallRequest
+from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, UsageError
-from memeval.servers.launch import RunningServer, start_server
+from memeval.servers.launch import RunningServer
 from memeval.servers.mock_models import object_reply
-from tests.conftest import FIXTURES, MEMEVAL, ROOT
 from tests.engines.conftest import assert_engine_leaves_nothing
+from tests.engines.mockserve import assert_memeval_run_leaves_nothing, chat_calls, recall, turn
 
 needs_mem0 = pytest.mark.skipif(importlib.util.find_spec("mem0") is None,
                                 reason="mem0ai is not installed (pip install 'memeval[mem0]')")
-slow_mem0 = [pytest.mark.slow, needs_mem0]
-
-
-@pytest.fixture(scope="module")
-def mock() -> Iterator[RunningServer]:
-    with start_server("mock_inference") as server:
-        yield server
 
 
 @pytest.fixture(scope="module")
@@ -55,20 +43,6 @@ def raw(mock: RunningServer) -> Iterator[Engine]:
 @pytest.fixture
 def tenant() -> str:
     return f"t-{uuid.uuid4().hex[:8]}"
-
-
-def turn(tenant: str, text: str, node: str = "agent:a", i: int = 0, **kw) -> MemoryItem:
-    agent = node.split(":", 1)[1] if node.startswith("agent:") else None
-    return MemoryItem(tenant, node, "turn", text, agent=agent, thread="t1", turn=i,
-                      at=f"2026-09-01T{9 + i // 60:02d}:{i % 60:02d}:00Z", **kw)
-
-
-def recall(engine: Engine, tenant: str, query: str | None, nodes: tuple[str, ...] = ("agent:",), limit: int = 10):
-    return engine.recall(RecallRequest(tenant, nodes, query, limit))
-
-
-def chat_calls(mock: RunningServer) -> int:
-    return httpx.get(mock.url + "/_mock/stats", timeout=5).json()["calls"]["chat"]
 
 
 def test_mock_extraction_copies_each_new_message_line():
@@ -215,19 +189,4 @@ def test_nothing_is_written_to_home_and_the_owned_folder_goes_on_close(mock, tmp
 @pytest.mark.slow
 @needs_mem0
 def test_memeval_run_with_engines_mem0_yaml_starts_the_mock_and_leaves_nothing_behind(tmp_path):
-    home, tmp, out = tmp_path / "home", tmp_path / "tmp", tmp_path / "run"
-    home.mkdir()
-    tmp.mkdir()
-    env = {**os.environ, "HOME": str(home), "TMPDIR": str(tmp)}
-    for name in ("MEM0_OPENAI_URL", "MEM0_DIR"):
-        env.pop(name, None)
-    done = subprocess.run([*MEMEVAL, "run", os.path.join(FIXTURES, "mini.yaml"), "--engine",
-                           os.path.join(ROOT, "engines", "mem0.yaml"), "--out", str(out), "--quiet"],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    record = json.loads((out / "run.json").read_text())
-    assert record["engine"]["name"] == "mem0"
-    assert record["engine"]["capabilities"] == ["erase", "forget", "inspect"]
-    assert all(s["status"] == "ok" for s in record["scenarios"])
-    assert "mock-inference listening" in (out / "server.log").read_text()
-    assert list(home.iterdir()) == [] and list(tmp.iterdir()) == []
+    assert_memeval_run_leaves_nothing(tmp_path, "mem0", ("MEM0_OPENAI_URL", "MEM0_DIR"))
