@@ -66,8 +66,8 @@ def test_a_number_an_option_cannot_mean_exits_2_before_listening(main: Callable[
     with pytest.raises(SystemExit) as done:
         main(args)
     assert done.value.code == 2
-    err = capsys.readouterr().err
-    assert f"argument {args[0]}: '{args[1]}'" in err and "listening" not in err
+    said = capsys.readouterr()  # the listening line goes to stdout (httpjson._serve_until_signal), the error to stderr
+    assert f"argument {args[0]}: '{args[1]}'" in said.err and "listening" not in said.out
 
 
 def test_a_number_from_the_environment_is_checked_too(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
