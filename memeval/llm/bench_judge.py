@@ -144,7 +144,8 @@ def _graded(p: ProbeResult, grader: str, plan: Plan, result: Reply | str | None)
     elif verdict is not None:
         reason = None
     elif isinstance(result, Reply):
-        reason = "no verdict: the reply holds no JSON object with a label"
+        reason = ("no verdict: the reply holds no JSON object with a label" if grader == LOCOMO_J.name
+                  else "no verdict: the judge's reply is empty")
     else:
         reason = f"no verdict: {result}" if result else "no verdict: the judge stopped before asking"
     score = None if verdict is None else float(verdict)
