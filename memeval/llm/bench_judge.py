@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from memeval.datasets.judge import (J_PROMPT_KEY, LOCOMO_J, LONGMEMEVAL_JUDGE, LONGMEMEVAL_JUDGE_MODEL,
                                     MEM0_JUDGE_MODEL, JudgeRequest, PromptTemplate, j_applies, j_request, j_verdict,
                                     lme_request, lme_templates, lme_verdict, shipped_template, template_file)
-from memeval.datasets.model import LOCOMO_CATEGORIES, LONGMEMEVAL_TYPES
+from memeval.datasets.model import LOCOMO_IDS, LONGMEMEVAL_TYPES
 from memeval.llm.client import Batch, Reply
 from memeval.llm.consistency import judge_rounds, rounds_consistency
 from memeval.llm.settings import LlmSettings, ModelSettings, Prompt
@@ -43,7 +43,6 @@ JUDGES = {LONGMEMEVAL_JUDGE.name: LONGMEMEVAL_JUDGE_MODEL, LOCOMO_J.name: MEM0_J
 _VERBATIM_SOURCE = "{% block system %}{% endblock %}{% block user %}{{ prompt }}{% endblock %}"
 VERBATIM = Prompt("verbatim", hashlib.sha256(_VERBATIM_SOURCE.encode()).hexdigest(), _VERBATIM_SOURCE)
 """The client prompt a judge request goes through: its text as the user message, no system message."""
-_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
 Plan = JudgeRequest | str  # a request, or why the question is not judged
 SKIPPED = "skipped: mem0's J does not score category 5 (adversarial)"
 
@@ -115,7 +114,7 @@ def templates_of(record: RunRecord) -> dict[str, PromptTemplate]:
 def _plan(grader: str, templates: Mapping[str, PromptTemplate], p: ProbeResult, model: str) -> Plan:
     gold = p.gold or (p.expect[0] if p.expect else None)
     if grader == LOCOMO_J.name:
-        category = _IDS.get(p.category or "")
+        category = LOCOMO_IDS.get(p.category or "")
         if category is None:
             return f"not judged: {p.category!r} is not a LoCoMo category"
         if not j_applies(category):
