@@ -153,8 +153,11 @@ def lme_request(templates: Mapping[str, PromptTemplate], question_type: str, abs
                         template.render(question, answer, response), temperature=0.0, max_tokens=10, json_reply=False)
 
 
-def lme_verdict(reply: str) -> bool:
-    """LongMemEval's verdict: correct iff ``yes`` occurs anywhere in the lowercased reply."""
+def lme_verdict(reply: str) -> bool | None:
+    """LongMemEval's verdict: correct iff ``yes`` occurs anywhere in the lowercased reply. None
+    for an empty reply: the judge said nothing, which is no verdict, not a wrong answer."""
+    if not reply.strip():
+        return None
     return "yes" in reply.lower()
 
 

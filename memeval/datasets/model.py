@@ -22,6 +22,8 @@ LONGMEMEVAL_TYPES = (
 # LoCoMo's category ids as the file uses them (snap-research/locomo#29; evaluation.py comments,
 # evaluation_stats.py column order). mem0's published mapping differs; this one is the importer's.
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+LOCOMO_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
+"""LoCoMo's category ids by name (a probe records the name)."""
 
 
 @dataclass(frozen=True)

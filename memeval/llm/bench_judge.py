@@ -31,11 +31,11 @@ from urllib.parse import urlsplit
 from memeval.datasets.judge import (J_PROMPT_KEY, LOCOMO_J, LONGMEMEVAL_JUDGE, LONGMEMEVAL_JUDGE_MODEL,
                                     MEM0_JUDGE_MODEL, JudgeRequest, PromptTemplate, j_applies, j_request, j_verdict,
                                     lme_request, lme_templates, lme_verdict, shipped_template, template_file)
-from memeval.datasets.model import LOCOMO_CATEGORIES, LONGMEMEVAL_TYPES
+from memeval.datasets.model import LOCOMO_IDS, LONGMEMEVAL_TYPES
 from memeval.llm.client import Batch, Reply
-from memeval.llm.consistency import consistency, repeat_salt
+from memeval.llm.consistency import judge_rounds, rounds_consistency
 from memeval.llm.settings import LlmSettings, ModelSettings, Prompt
-from memeval.record import BenchmarkJudge, CacheInfo, Incurred, JudgeSampling, ProbeResult, RunRecord, TemplateUsed
+from memeval.record import BenchmarkJudge, CacheInfo, Consistency, Incurred, JudgeSampling, ProbeResult, RunRecord, TemplateUsed
 from memeval.record.codec import from_json
 
 JUDGES = {LONGMEMEVAL_JUDGE.name: LONGMEMEVAL_JUDGE_MODEL, LOCOMO_J.name: MEM0_JUDGE_MODEL}
@@ -43,7 +43,6 @@ JUDGES = {LONGMEMEVAL_JUDGE.name: LONGMEMEVAL_JUDGE_MODEL, LOCOMO_J.name: MEM0_J
 _VERBATIM_SOURCE = "{% block system %}{% endblock %}{% block user %}{{ prompt }}{% endblock %}"
 VERBATIM = Prompt("verbatim", hashlib.sha256(_VERBATIM_SOURCE.encode()).hexdigest(), _VERBATIM_SOURCE)
 """The client prompt a judge request goes through: its text as the user message, no system message."""
-_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
 Plan = JudgeRequest | str  # a request, or why the question is not judged
 SKIPPED = "skipped: mem0's J does not score category 5 (adversarial)"
 
@@ -74,13 +73,13 @@ def bench_judge_record(record: RunRecord, settings: LlmSettings) -> RunRecord:
     jobs = [{"prompt": plan.prompt} for p in asked if isinstance(plan := plans[p.key], JudgeRequest)]
     batch = Batch(model_settings, settings.cache)
     try:
-        rounds = [batch.run(jobs, salt=repeat_salt(settings.cache.salt, i)) for i in range(1, settings.judge_repeats + 1)]
+        rounds = judge_rounds(batch, jobs, settings.cache.salt, settings.judge_repeats)
     finally:
         batch.close()
     first = {p.key: rounds[0][i] for i, p in enumerate(asked)}  # the verdict recorded: the first repeat's
     probes = tuple(_graded(p, grader, plans[p.key], first.get(p.key)) if p.key in plans else p for p in record.probes)
-    verdicts = [[_verdict(grader, r[i]) for r in rounds] for i in range(len(asked))]
-    summary = _summary(record, batch, model_settings, templates, probes, rounds, verdicts)
+    summary = _summary(record, batch, model_settings, templates, probes, rounds,
+                       rounds_consistency(rounds, lambda r: _verdict(grader, r)))
     return replace(record, probes=probes, benchmark=replace(info, judge=summary))
 
 
@@ -115,7 +114,7 @@ def templates_of(record: RunRecord) -> dict[str, PromptTemplate]:
 def _plan(grader: str, templates: Mapping[str, PromptTemplate], p: ProbeResult, model: str) -> Plan:
     gold = p.gold or (p.expect[0] if p.expect else None)
     if grader == LOCOMO_J.name:
-        category = _IDS.get(p.category or "")
+        category = LOCOMO_IDS.get(p.category or "")
         if category is None:
             return f"not judged: {p.category!r} is not a LoCoMo category"
         if not j_applies(category):
@@ -144,7 +143,8 @@ def _graded(p: ProbeResult, grader: str, plan: Plan, result: Reply | str | None)
     elif verdict is not None:
         reason = None
     elif isinstance(result, Reply):
-        reason = "no verdict: the reply holds no JSON object with a label"
+        reason = ("no verdict: the reply holds no JSON object with a label" if grader == LOCOMO_J.name
+                  else "no verdict: the judge's reply is empty")
     else:
         reason = f"no verdict: {result}" if result else "no verdict: the judge stopped before asking"
     score = None if verdict is None else float(verdict)
@@ -153,7 +153,7 @@ def _graded(p: ProbeResult, grader: str, plan: Plan, result: Reply | str | None)
 
 def _summary(record: RunRecord, batch: Batch, settings: ModelSettings, templates: Mapping[str, PromptTemplate],
              probes: tuple[ProbeResult, ...], rounds: list[list[Reply | str | None]],
-             verdicts: list[list[bool | None]]) -> BenchmarkJudge:
+             agreement: Consistency | None) -> BenchmarkJudge:
     info = record.benchmark
     assert info is not None
     grader = next(g for g in info.graders if g.name == info.grader)
@@ -170,4 +170,4 @@ def _summary(record: RunRecord, batch: Batch, settings: ModelSettings, templates
         calls=sum(1 for r in rounds for x in r if isinstance(x, Reply)),
         cache=from_json(CacheInfo, side["cache"], "judge.cache"), incurred=from_json(Incurred, side["incurred"], "judge.incurred"),
         stopped=f"benchmark judge stopped: {batch.stopped}" if batch.stopped else None,
-        consistency=consistency(verdicts))
+        consistency=agreement)

@@ -10,14 +10,28 @@ and Fleiss' κ with the repeats as raters.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from memeval.llm.client import Batch, Reply
 from memeval.record import Consistency
+
+Result = Reply | str | None
 
 
 def repeat_salt(salt: str, repeat: int) -> str:
     """The cache salt of judging repeat ``repeat`` (1-based): the run's own for the first."""
     return salt if repeat == 1 else f"{salt}|judge-repeat-{repeat}"
+
+
+def judge_rounds(batch: Batch, jobs: list[dict[str, Any]], salt: str, repeats: int) -> list[list[Result]]:
+    """``jobs`` asked ``repeats`` times through ``batch``, each repeat under its own salt."""
+    return [batch.run(jobs, salt=repeat_salt(salt, i)) for i in range(1, repeats + 1)]
+
+
+def rounds_consistency(rounds: Sequence[Sequence[Result]], verdict: Callable[[Result], bool | None]) -> Consistency | None:
+    """:func:`consistency` of the verdicts ``verdict`` reads from each job's result in every round."""
+    return consistency([[verdict(r[i]) for r in rounds] for i in range(len(rounds[0]) if rounds else 0)])
 
 
 def consistency(verdicts: Sequence[Sequence[bool | None]]) -> Consistency | None:

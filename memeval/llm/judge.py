@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from memeval.llm.client import Batch, Reply, spent
-from memeval.llm.consistency import consistency, repeat_salt
+from memeval.llm.consistency import judge_rounds, rounds_consistency
 from memeval.llm.settings import CacheSettings, ModelSettings
 from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency, ModelSide, Planted, ProbeResult,
                             RunRecord)
@@ -58,7 +58,7 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
     try:
         checks = batch.run([job(probe, answer) for probe, _, answer in planted])
         jobs = [job(p, p.llm_answer or "") for p in answered]
-        rounds = [batch.run(jobs, salt=repeat_salt(cache.salt, i)) for i in range(1, repeats + 1)]
+        rounds = judge_rounds(batch, jobs, cache.salt, repeats)
     finally:
         batch.close()
     results = rounds[0]
@@ -76,7 +76,7 @@ def judge_record(record: RunRecord, settings: ModelSettings, cache: CacheSetting
                             cohen_kappa({p.key: p.judged_ok for p in judged}, {p.key: p.llm_ok for p in judged}).kappa),
         leniency=_leniency(planted, checks),
         stopped=f"judge stopped: {batch.stopped}" if batch.stopped else None,
-        consistency=consistency([[verdict(r[i]) for r in rounds] for i in range(len(answered))]))
+        consistency=rounds_consistency(rounds, verdict))
     return replace(record, probes=probes, answerer=replace(record.answerer, judge=summary))
 
 

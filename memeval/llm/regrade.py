@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from memeval.errors import UsageError
 from memeval.llm.answer import answer_record, summary_lines
-from memeval.llm.bench_judge import applies, bench_judge_record
+from memeval.llm.bench_judge import bench_judge_record
 from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings, resolve
 from memeval.record import ProbeResult, RegradeNote, RunRecord
@@ -99,8 +99,7 @@ def regrade(record: RunRecord, settings: LlmSettings | None, *, answer: bool, so
         if settings is not None and settings.judge is not None:
             if record.answerer is None:
                 raise UsageError(f"{source}: --judge grades model answers and this run has none; add --llm")
-            if applies(record):  # a benchmark's judge grader judges again beside --judge
-                record = bench_judge_record(record, settings)
+            record = bench_judge_record(record, settings)  # a benchmark's judge grader (if any) judges again
             record = judge_record(record, settings.judge, settings.cache, settings.judge_repeats)
     judged = settings is not None and settings.judge is not None
     note = RegradeNote(source, datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), answer, judged)

@@ -21,7 +21,7 @@ from memeval.report.errata import benchmark_ceiling
 from memeval.score.benchmark import APPLIED
 from memeval.score.probe import judged_only
 from memeval.score.stats import Rate
-from memeval.score.tables import LmeOutcome, LocomoOutcome, longmemeval_table, locomo_table
+from memeval.score.tables import LmeOutcome, LocomoOutcome, locomo_table, longmemeval_table, pct
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
             "the gold answer in the pack (an abstention question: no trap answer in the pack)")
@@ -120,17 +120,13 @@ def _pack_level(p: ProbeResult) -> float | None:
     return None if ok is None else float(ok)
 
 
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.1f}%"
-
-
 def _lme(probes: list[ProbeResult], title: str, score: Score) -> ScoreTable:
     outcomes = [LmeOutcome(p.id, p.category or "", None if (s := score(p)) is None else s >= 1.0) for p in probes]
     table = longmemeval_table(outcomes)
-    rows = [(name, _pct(r.value), str(r.n)) for name, r in table.per_type]
-    rows += [(f"task-averaged (mean of {table.types_present} of 6 type means)", _pct(table.task_averaged), ""),
-             ("overall", _pct(table.overall.value), str(table.overall.n)),
-             ("abstention (_abs)", _pct(table.abstention.value), str(table.abstention.n))]
+    rows = [(name, pct(r.value), str(r.n)) for name, r in table.per_type]
+    rows += [(f"task-averaged (mean of {table.types_present} of 6 type means)", pct(table.task_averaged), ""),
+             ("overall", pct(table.overall.value), str(table.overall.n)),
+             ("abstention (_abs)", pct(table.abstention.value), str(table.abstention.n))]
     notes = (f"{table.unscored} question(s) unscored; excluded from every n.",) if table.unscored else ()
     return ScoreTable(title, tuple(rows), notes)
 
@@ -142,10 +138,10 @@ def _locomo(probes: list[ProbeResult], title: str, score: Score, category_map: d
     skipped = sum(1 for o in outcomes if o.category == 5) if skips_5 else 0
     table = locomo_table(o for o in outcomes if not (skips_5 and o.category == 5))
     shown = [m for m in table.per_category if not (skips_5 and m.name.startswith("5 "))]
-    rows = [(m.name, _pct(m.mean), str(m.n)) for m in shown]
-    rows += [(table.without_adversarial.name, _pct(table.without_adversarial.mean), str(table.without_adversarial.n))]
+    rows = [(m.name, pct(m.mean), str(m.n)) for m in shown]
+    rows += [(table.without_adversarial.name, pct(table.without_adversarial.mean), str(table.without_adversarial.n))]
     if not skips_5:
-        rows.insert(len(shown), (table.with_adversarial.name, _pct(table.with_adversarial.mean),
+        rows.insert(len(shown), (table.with_adversarial.name, pct(table.with_adversarial.mean),
                                  str(table.with_adversarial.n)))
     policy = table.policy if not skips_5 else \
         f"mem0's J does not score category 5 (adversarial): {skipped} question(s) skipped, in no n"

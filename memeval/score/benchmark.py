@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memeval.datasets.graders import LOCOMO_F1, locomo_score
-from memeval.datasets.model import LOCOMO_CATEGORIES
+from memeval.datasets.model import LOCOMO_IDS
 from memeval.record import ProbeResult, RunRecord
 
-_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
 APPLIED = ("locomo-f1",)
 """The graders :func:`apply_grader` computes as the suite's grader."""
 BESIDE = {"mem0-j": LOCOMO_F1.name}
@@ -35,7 +34,7 @@ def apply_grader(record: RunRecord) -> RunRecord:
 
 
 def _f1(probe: ProbeResult, headline: bool) -> ProbeResult:
-    category = _IDS.get(probe.category or "")
+    category = LOCOMO_IDS.get(probe.category or "")
     if category is None or probe.llm_answer is None:
         return probe
     gold = probe.expect[0] if probe.expect else None

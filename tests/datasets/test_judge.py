@@ -44,6 +44,7 @@ def test_each_type_gets_its_rule_and_every_prompt_ends_yes_or_no():
 @pytest.mark.parametrize("reply, verdict", [
     ("Yes", True), ("yes.", True), ("YES, the response is correct", True), ("No", False), ("no.", False),
     ("The eyes have it", True),  # upstream's substring test, reproduced as is
+    ("", None), ("  \n", None),  # an empty reply is no verdict, never a wrong answer
 ])
 def test_the_longmemeval_verdict_is_yes_anywhere_in_the_lowercased_reply(reply, verdict):
     assert lme_verdict(reply) is verdict
