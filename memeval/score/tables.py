@@ -105,27 +105,3 @@ def locomo_table(outcomes: Iterable[LocomoOutcome]) -> LocomoTable:
 def pct(value: float | None) -> str:
     """A fraction as a percentage to one place, or ``–`` for no value (never 0%)."""
     return "–" if value is None else f"{100 * value:.1f}%"
-
-
-def render_longmemeval(table: LmeTable) -> str:
-    """The LongMemEval table as Markdown."""
-    lines = ["| question type | accuracy | n |", "|---|---|---|"]
-    lines += [f"| {name} | {pct(r.value)} | {r.n} |" for name, r in table.per_type]
-    lines += [f"| **task-averaged** (mean of {table.types_present} of 6 type means) | {pct(table.task_averaged)} | |",
-              f"| **overall** | {pct(table.overall.value)} | {table.overall.n} |",
-              f"| abstention (_abs) | {pct(table.abstention.value)} | {table.abstention.n} |"]
-    if table.unscored:
-        lines.append(f"\n{table.unscored} question(s) unscored (not judged); excluded from every n above.")
-    return "\n".join(lines)
-
-
-def render_locomo(table: LocomoTable) -> str:
-    """The LoCoMo table as Markdown, with the category-5 policy printed under it."""
-    lines = ["| category | mean score | n | 95% CI |", "|---|---|---|---|"]
-    for row in (*table.per_category, table.with_adversarial, table.without_adversarial):
-        ci = "–" if row.ci95 is None else f"{pct(row.ci95[0])} – {pct(row.ci95[1])}"
-        lines.append(f"| {row.name} | {pct(row.mean)} | {row.n} | {ci} |")
-    lines.append(f"\nPolicy: {table.policy}.")
-    if table.unscored:
-        lines.append(f"{table.unscored} question(s) unscored; excluded from every n above.")
-    return "\n".join(lines)
