@@ -17,11 +17,8 @@ from dataclasses import replace
 
 from memeval.record import Disputed, ErrataRecord, ErrataResult, ProbeResult, RunRecord
 from memeval.score.clustered import errata_ceiling
-from memeval.score.kpi import METRICS_BY_NAME
+from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
 from memeval.spec.model import Suite
-
-HEADLINE = ("pack hit (synthesis)", "extractive answer", "model answer")
-"""The accuracy KPIs reported with the disputed probes apart."""
 
 
 def errata_record(suite: Suite) -> ErrataRecord | None:
