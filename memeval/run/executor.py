@@ -120,14 +120,10 @@ class DaskExecutor:
         for key, unit in units:
             future = self._client.submit(run_timed, fn, unit, key=f"memeval-{run}-{key}", pure=False, retries=1)
             submitted[future] = (key, time.time())
-        seen: set[str] = set()
-        try:
+        try:  # each future completes once (a retried unit is the same future), so each key comes back once
             for future in self._dask.as_completed(list(submitted)):
                 key, at = submitted[future]
                 timed: Timed[R] = future.result()
-                if key in seen:
-                    continue
-                seen.add(key)
                 self.timings.append(UnitTiming(key, timed.worker, at, timed.started, timed.ended, time.time()))
                 yield key, timed.result
         finally:  # Ctrl-C, an error, or the caller stopping early: nothing is left running

@@ -21,10 +21,10 @@ from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH, fmt_kpi
 from memeval.run.session import Echo, RunRequest, run_once
 from memeval.score.clustered import flip_rate, spread
-from memeval.score.kpi import METRICS_BY_NAME
+from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
 
-FLIP_KPIS = ("pack hit (synthesis)", "extractive answer", "model answer")
-"""The probe verdicts whose churn the report counts."""
+FLIP_KPIS = HEADLINE
+"""The probe verdicts whose churn the report counts: the headline accuracy KPIs."""
 
 
 def run_repeats(req: RunRequest, repeats: int, echo: Echo, show: Echo) -> Outcome:

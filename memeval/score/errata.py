@@ -17,11 +17,8 @@ from dataclasses import replace
 
 from memeval.record import Disputed, ErrataRecord, ErrataResult, ProbeResult, RunRecord
 from memeval.score.clustered import errata_ceiling
-from memeval.score.kpi import METRICS_BY_NAME
+from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
 from memeval.spec.model import Suite
-
-HEADLINE = ("pack hit (synthesis)", "extractive answer", "model answer")
-"""The accuracy KPIs reported with the disputed probes apart."""
 
 
 def errata_record(suite: Suite) -> ErrataRecord | None:
@@ -41,15 +38,17 @@ def apply_errata(record: RunRecord) -> RunRecord:
     if errata is None:
         return record
     keys = {(d.scenario, d.probe) for d in errata.disputed}
-    probes = tuple(replace(p, disputed=True if (p.scenario, p.id) in keys else None) for p in record.probes)
-    results = tuple(_result(name, probes) for name in HEADLINE)
+    # every probe unmarked (a re-derived record carries its earlier marks), so the headline
+    # outcomes below include the disputed ones and errata_ceiling sets them apart
+    unmarked = tuple(replace(p, disputed=None) for p in record.probes)
+    disputed = {p.key for p in unmarked if (p.scenario, p.id) in keys}
+    results = tuple(_result(name, unmarked, disputed) for name in HEADLINE)
+    probes = tuple(replace(p, disputed=True) if p.key in disputed else p for p in unmarked)
     return replace(record, probes=probes, errata=replace(errata, results=tuple(r for r in results if r.n)))
 
 
-def _result(name: str, probes: tuple[ProbeResult, ...]) -> ErrataResult:
-    metric = METRICS_BY_NAME[("accuracy", name)]
-    disputed = {p.key for p in probes if p.disputed}
-    outcomes = metric.outcomes(tuple(replace(p, disputed=None) for p in probes))
+def _result(name: str, probes: tuple[ProbeResult, ...], disputed: set[tuple[str, str, str]]) -> ErrataResult:
+    outcomes = METRICS_BY_NAME[("accuracy", name)].outcomes(probes)
     split = errata_ceiling({key: bool(v) for key, v in outcomes.items()}, disputed)
     ceiling = split.ceiling.value
     return ErrataResult(name, split.all.n, split.disputed.n, split.clean.k, split.disputed.k,

@@ -147,6 +147,9 @@ PROBE_METRICS: tuple[ProbeMetric, ...] = (
     ProbeMetric("forgetting", "residue", "rate", _residue, BOTH, feeds="forgetting", better=DOWN),
 )
 METRICS_BY_NAME = {(m.group, m.name): m for m in PROBE_METRICS}
+HEADLINE = ("pack hit (synthesis)", "extractive answer", "model answer")
+"""The headline accuracy KPIs (group ``accuracy``): the rates reported with disputed gold apart
+(:mod:`memeval.score.errata`) and whose per-probe churn ``run --repeat`` counts."""
 
 
 def compute_kpis(probes: Probes, scenarios: Sequence[ScenarioResult], timings: dict[TimingLabel, tuple[float, ...]],

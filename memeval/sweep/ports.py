@@ -36,7 +36,6 @@ class PortPool:
             self._held.discard(port)
 
 
-
 def with_port(engine: EngineDef, port: int) -> EngineDef:
     """``engine`` with ``{port}`` already filled in everywhere its server block uses it, so the
     server listens on ``port`` whatever port the starter would pick."""

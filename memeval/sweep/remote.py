@@ -73,7 +73,7 @@ def run_remote(matrix: Matrix, cells: list[Cell], executor: Executor,
             _write(by_label[label].folder, outcome.files)
             result = outcome.result
             progress(f"cell {label}: {result.status}" + (f": {result.reason}" if result.reason else "") +
-                     f" ({result.seconds or 0:.1f} s)")
+                     ("" if result.seconds is None else f" ({result.seconds:.1f} s)"))
             yield by_label[label], result
     finally:
         for port in held.values():

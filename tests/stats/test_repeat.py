@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from memeval.errors import UsageError
 from memeval.record import RunRecord
-from memeval.run.repeat import churn, render_churn
+from memeval.run.repeat import churn, render_churn, run_repeats
+from memeval.run.session import RunRequest
 from tests.compare.factory import hits, run
 from tests.conftest import FIXTURES, cli
 
@@ -37,3 +41,7 @@ def test_churn_counts_a_probe_that_flipped_and_the_kpi_spread():
 def test_repeat_below_two_or_with_resume_is_refused(tmp_path: Path, capsys):
     assert cli(["run", f"{FIXTURES}/mini.yaml", "--repeat", "2", "--json", str(tmp_path / "x.json")]) == 2
     assert "--repeat cannot be combined" in capsys.readouterr().err
+    assert cli(["run", f"{FIXTURES}/mini.yaml", "--repeat", "2", "--resume", str(tmp_path)]) == 2
+    assert "--repeat cannot be combined" in capsys.readouterr().err
+    with pytest.raises(UsageError, match="give at least 2"):  # the CLI runs --repeat 1 as one plain run
+        run_repeats(RunRequest(f"{FIXTURES}/mini.yaml"), 1, print, print)
