@@ -25,6 +25,8 @@ baseline's size (:mod:`memeval.compare.power`) and ``underpowered`` whether |Δ|
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import memeval.compare.noise as noise
@@ -33,7 +35,7 @@ from memeval.compare.paired import flips, paired_test
 from memeval.compare.power import min_detectable
 from memeval.compare.setup import SUBJECT, labels
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
-from memeval.score.kpi import GROUPS, METRICS_BY_NAME
+from memeval.score.kpi import GROUPS, METRICS_BY_NAME, ProbeMetric
 
 Comparison = JsonObject
 """The comparison as the module docstring shows it: JSON data, what ``--json`` and summary.json hold."""
@@ -83,10 +85,11 @@ def kpi_index(sides: list[Side]) -> list[KpiMeta]:
     return sorted(seen.values(), key=lambda k: GROUPS.index(k.group))
 
 
-def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
+def cell(meta: KpiMeta, base: Side, side: Side, ref: Summary, mde_of: Callable[[ProbeMetric], float | None]) -> JsonObject:
     """One side's cell for one KPI, judged against the baseline by the noise rule (no judgement
-    for the baseline itself)."""
-    own, ref = summarise(side, meta.group, meta.name), summarise(base, meta.group, meta.name)
+    for the baseline itself). ``ref`` is the baseline's summary of the KPI and ``mde_of`` its
+    minimum detectable change, both the same for every side, so computed once per KPI."""
+    own = summarise(side, meta.group, meta.name)
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
                    "mark": None, "test": None, "clusters": None, "mde_pp": None,
@@ -105,7 +108,7 @@ def cell(meta: KpiMeta, base: Side, side: Side) -> JsonObject:
     moved = noise.is_move(delta, threshold, p)
     out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
     if not moved and metric is not None and delta:
-        mde = min_detectable(base, metric)
+        mde = mde_of(metric)
         out.update(mde_pp=mde, underpowered=None if mde is None else abs(delta) < mde)
     return out
 
@@ -123,7 +126,10 @@ def compare_sides(sides: list[Side], allowed: tuple[str, ...] = (), subject: tup
     diffs: list[Json] = [list(labels(base.runs[0], s.runs, allowed, subject)) if i else [] for i, s in enumerate(sides)]
     kpis: list[JsonObject] = []
     for meta in kpi_index(sides):
-        cells: list[Json] = [{**cell(meta, base, side), "setup_diff": diffs[i]} for i, side in enumerate(sides)]
+        ref = summarise(base, meta.group, meta.name)
+        mde_of = functools.cache(functools.partial(min_detectable, base))
+        cells: list[Json] = [{**cell(meta, base, side, ref, mde_of), "setup_diff": diffs[i]}
+                             for i, side in enumerate(sides)]
         kpis.append({**meta.to_json(), "paired": (meta.group, meta.name) in METRICS_BY_NAME, "cells": cells})
     return {
         "baseline": base.name,
