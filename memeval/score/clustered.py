@@ -229,13 +229,6 @@ def flip_rate(repeats: Sequence[Mapping[K, bool | None]]) -> Rate:
     return Rate(sum(1 for key in judged if len(verdicts[key]) > 1), len(judged))
 
 
-def self_consistency(judgings: Sequence[Mapping[K, bool | None]]) -> Rate:
-    """The share of items a judge gave identical verdicts every time it judged them (of the
-    items judged at least twice): the complement of :func:`flip_rate`."""
-    flips = flip_rate(judgings)
-    return Rate(flips.n - flips.k, flips.n)
-
-
 def spread(values: Sequence[float | None]) -> Spread:
     """Min, max and sample standard deviation of a KPI over repeats (None values, repeats
     where the KPI had no data, are left out)."""

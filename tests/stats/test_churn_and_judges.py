@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memeval.score.clustered import cohen_kappa, errata_ceiling, flip_rate, self_consistency, spread
+from memeval.score.clustered import cohen_kappa, errata_ceiling, flip_rate, spread
 from memeval.score.stats import Rate
 
 REPEATS: list[dict[str, bool | None]] = [
@@ -22,11 +22,6 @@ def test_flip_rate_counts_probes_whose_verdict_changed_over_those_scored_twice()
 def test_one_repeat_has_no_flip_rate_rather_than_zero():
     rate = flip_rate(REPEATS[:1])
     assert (rate.n, rate.value) == (0, None)
-
-
-def test_self_consistency_is_the_share_judged_identically():
-    assert self_consistency(REPEATS) == Rate(2, 4)
-    assert self_consistency([]).value is None
 
 
 def test_spread_of_a_kpi_over_repeats():
