@@ -199,9 +199,11 @@ def warm_up(engine: Engine, caps: frozenset[str], run_id: str, progress: Progres
     started = time.perf_counter()
     try:
         engine.write(item)
-        engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
-        if "forget" in caps:
-            engine.forget(tenant, (item.id,))
+        try:
+            engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
+        finally:  # what was written goes even when the recall failed
+            if "forget" in caps:
+                engine.forget(tenant, (item.id,))
     except EngineError as err:
         progress(ProgressEvent("note", f"warm-up failed: {err}"))
         return ()
