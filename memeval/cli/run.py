@@ -54,9 +54,12 @@ def command(suite_file: str, engine_name: str | None, only: str, label: str, out
             workers: int | None, shard: str | None, judge_repeats: int) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it. Exit 1 when a gate (the
     suite's ``gates:`` or --fail-under) fails."""
-    request = RunRequest(suite_file, engine_name, tuple(s for s in only.split(",") if s), label, out, json_path, keep,
-                         enrich_wait, settle_timeout, llm, judge, not no_cache, cache_salt, templates, resume, quiet,
-                         force, junit, fail_under, output_format, executor, scheduler, workers, shard, judge_repeats)
+    request = RunRequest(suite_file, engine=engine_name, only=tuple(s for s in only.split(",") if s), label=label,
+                         out=out, json_path=json_path, keep=keep, enrich_wait_s=enrich_wait,
+                         settle_timeout_s=settle_timeout, llm=llm, judge=judge, cache=not no_cache,
+                         cache_salt=cache_salt, templates=templates, resume=resume, quiet=quiet, force=force,
+                         junit=junit, fail_under=fail_under, format=output_format, executor=executor,
+                         scheduler=scheduler, workers=workers, shard=shard, judge_repeats=judge_repeats)
     if repeats > 1:
         from memeval.run.repeat import run_repeats  # the churn report's statistics load only for --repeat
 

@@ -41,9 +41,15 @@ def json_line(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, sort_keys=False)
 
 
+def json_text(data: Any) -> str:
+    """``data`` as a JSON file's text: two-space indented, key-stable, non-ASCII kept, a final
+    newline (run.json's form, :meth:`~memeval.record.RunRecord.dumps`)."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
 def write_json(path: str, data: Any) -> None:
     """Write JSON atomically, pretty-printed and key-stable."""
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_text(path, json_text(data))
 
 
 def read_run(path: str) -> RunRecord:

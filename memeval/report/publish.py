@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 
-from memeval.record import RunRecord
-from memeval.report.files import write_text
+from memeval.record import JsonObject, RunRecord
+from memeval.report.files import json_text, write_text
 from memeval.report.render import render
 
 
-def publish(record: RunRecord, folder: str, templates: str | None = None, json_path: str | None = None) -> str:
+def publish(record: RunRecord, folder: str, templates: str | None = None, json_path: str | None = None,
+            data: JsonObject | None = None) -> str:
     """Write ``run.json``, ``run.md`` and ``run.html`` into ``folder`` (and run.json also to
-    ``json_path``); returns the Markdown report."""
-    text = record.dumps()
+    ``json_path``); returns the Markdown report. ``data`` is ``record.to_json()`` when the caller
+    has it already (a run masks it on the way), so that it is not encoded twice."""
+    text = record.dumps() if data is None else json_text(data)
     write_text(os.path.join(folder, "run.json"), text)
     if json_path:
         write_text(json_path, text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -42,13 +43,18 @@ class ProgressEvent:
 Progress = Callable[[ProgressEvent], None]
 
 
-def stage_event(scenario: str, place: tuple[int, int], steps: tuple[PlanStep, ...], at: int) -> ProgressEvent:
-    """The ``stage`` event for step ``at`` of a scenario's plan: its stage and how far into it."""
-    stage = STAGES[steps[at].kind]
-    same = [i for i, step in enumerate(steps) if STAGES[step.kind] == stage]
-    done = same.index(at) + 1
-    return ProgressEvent("stage", f"scenario {scenario}: {stage} {done}/{len(same)}", scenario, *place,
-                         stage=stage, done=done, of=len(same))
+def stage_events(scenario: str, place: tuple[int, int], steps: tuple[PlanStep, ...]) -> tuple[ProgressEvent, ...]:
+    """The ``stage`` event of each step of a scenario's plan, in order: its stage and how far
+    into it (one pass over the plan, not one per step)."""
+    stages = [STAGES[step.kind] for step in steps]
+    of = Counter(stages)
+    done: Counter[str] = Counter()
+    events = []
+    for stage in stages:
+        done[stage] += 1
+        events.append(ProgressEvent("stage", f"scenario {scenario}: {stage} {done[stage]}/{of[stage]}", scenario, *place,
+                                    stage=stage, done=done[stage], of=of[stage]))
+    return tuple(events)
 
 
 def silent(event: ProgressEvent) -> None:

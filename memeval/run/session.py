@@ -21,7 +21,7 @@ from memeval.spec.engine_def import resolve_engine
 from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.record import RunRecord, Shard
+from memeval.record import JsonObject, RunRecord, Shard
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
 from memeval.run.executor import check_executor, make_executor, parse_shard
@@ -115,16 +115,18 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
             if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
                 progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
                 record = _answer(record, answerer, echo, req.quiet)
-        record = RunRecord.from_json(mask_json(record.to_json()))  # one edge for run.json and the reports
-        return _finish(req, record, folder, gates, echo, show), folder
+        data = mask_json(record.to_json())  # one edge for run.json and the reports
+        return _finish(req, RunRecord.from_json(data), data, folder, gates, echo, show), folder
 
 
-def _finish(req: RunRequest, record: RunRecord, folder: str, gates: list[Gate], echo: Echo, show: Echo) -> Outcome:
-    """Publish the run, write the JUnit file, check the gates and say how it ended."""
+def _finish(req: RunRequest, record: RunRecord, data: JsonObject, folder: str, gates: list[Gate], echo: Echo,
+            show: Echo) -> Outcome:
+    """Publish the run (``data`` is run.json's content, the record's), write the JUnit file,
+    check the gates and say how it ended."""
     # The report modules (Jinja, JUnit XML, the CI summary) load only now that there is a record.
     from memeval.report.publish import publish
 
-    report = publish(record, folder, req.templates, req.json_path)
+    report = publish(record, folder, req.templates, req.json_path, data)
     if req.junit:
         from memeval.report.junit import junit_xml
 

@@ -19,13 +19,14 @@ from memeval.engines.server import engine_server
 from memeval.engines.base import Usage as EngineUsage
 from memeval.spec.units import suite_scenarios
 from memeval.errors import EngineError, UsageError
+from memeval.plan import Step as PlanStep
 from memeval.record import FORMAT_VERSION, BenchmarkInfo, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
     SuiteInfo, TimingLabel, Usage
 from memeval.record.codec import from_json
 from memeval.run.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id
 from memeval.run.executor import Executor, LocalExecutor, shard_slice
 from memeval.run.options import RunOptions, check_only
-from memeval.run.progress import Progress, ProgressEvent, silent, stage_event
+from memeval.run.progress import Progress, ProgressEvent, silent, stage_events
 from memeval.run.scenario import ScenarioRun, namespace
 from memeval.score.derive import derive
 from memeval.score.errata import errata_record
@@ -198,9 +199,11 @@ def warm_up(engine: Engine, caps: frozenset[str], run_id: str, progress: Progres
     started = time.perf_counter()
     try:
         engine.write(item)
-        engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
-        if "forget" in caps:
-            engine.forget(tenant, (item.id,))
+        try:
+            engine.recall(RecallRequest(tenant=tenant, nodes=("warm-up",), query="what is there to remember?", limit=1))
+        finally:  # what was written goes even when the recall failed
+            if "forget" in caps:
+                engine.forget(tenant, (item.id,))
     except EngineError as err:
         progress(ProgressEvent("note", f"warm-up failed: {err}"))
         return ()
@@ -215,7 +218,14 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
     runner = ScenarioRun(suite, scenario, engine, caps, run_id, options, timings)
     if journal:
         journal.started(scenario.id, runner.state.namespaces)
-    result = runner.run(lambda steps, at: progress(stage_event(scenario.id, place, steps, at)))
+    events: list[ProgressEvent] = []  # the plan's stage events, made once it is known
+
+    def on_step(steps: tuple[PlanStep, ...], at: int) -> None:
+        if not events:
+            events.extend(stage_events(scenario.id, place, steps))
+        progress(events[at])
+
+    result = runner.run(on_step)
     after = _read_usage(engine, caps) if before is not None else None
     usage = _usage(after.minus(before)) if before is not None and after is not None else None
     entry = ScenarioEntry(dataclasses.replace(result, usage=usage), with_haystacks(scenario, runner.probes),

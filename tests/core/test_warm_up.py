@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 from memeval.engines.base import Hit, RecallRequest
+from memeval.errors import EngineError
 from memeval.record import TimingLabel
 from memeval.run.options import RunOptions
 from memeval.run.suite import run_suite
@@ -45,3 +46,20 @@ def test_the_one_time_load_is_warm_up_not_probe_latency() -> None:
     assert latency["probe p50"].n == sum(len(vs) for label, vs in record.timings.items() if label.is_probe)
     assert record.latency[TimingLabel.WARMUP].max == warm[0]
     assert not engine.inner.page(f"{record.run_id}-warm-up").items  # the warm-up leaves nothing behind
+
+
+class FailingFirstRecall(SlowFirstRecall):
+    """The reference engine whose first recall fails (a server that is not ready yet)."""
+
+    def recall(self, request: RecallRequest) -> list[Hit]:
+        if not self.loaded:
+            self.loaded = True
+            raise EngineError("recall: 503 not ready")
+        return self.inner.recall(request)
+
+
+def test_a_failed_warm_up_recall_still_forgets_the_write() -> None:
+    engine = FailingFirstRecall()
+    record = run_suite(load_suite(f"{FIXTURES}/mini.yaml"), engine, RunOptions())  # type: ignore[arg-type]
+    assert TimingLabel.WARMUP not in record.timings
+    assert not engine.inner.page(f"{record.run_id}-warm-up").items
