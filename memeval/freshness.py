@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memeval.engines.base import MemoryItem
+from memeval.engines.listing import recency_key
 from memeval.engines.supersede import asked_words, replaces, shape
 from memeval.pack import Section
 
@@ -28,8 +29,10 @@ def prefer_fresh(sections: list[Section], items: Mapping[str, MemoryItem | None]
     dated = [(ref, item) for ref, item in items.items() if item is not None and item.at]
     shapes = {ref: shape(item.text if item.title is None else f"{item.title}\n{item.text}") for ref, item in dated}
     asked = asked_words(query)
-    stale = {old for old, item in dated for new, other in dated
-             if other.at > item.at and replaces(shapes[new], shapes[old], asked)}  # type: ignore[operator]
+    # By the instant, not the string: "10:00+02:00" is older than "09:00Z".
+    when = {ref: recency_key(item, 0)[1] for ref, item in dated}
+    stale = {old for old, _ in dated for new, _ in dated
+             if when[new] > when[old] and replaces(shapes[new], shapes[old], asked)}
     if not stale:
         return sections
     moved = Section(HEADING)

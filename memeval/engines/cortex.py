@@ -238,7 +238,10 @@ class CortexBase:
         # Resending a forget by ids is safe: it can only find fewer events left to delete.
         reply = self._call("POST", self.routes["forget"], json=body)
         deleted = reply.get("deleted")
-        return int(deleted.get("events") or 0) if isinstance(deleted, dict) else 0
+        events = deleted.get("events") if isinstance(deleted, dict) else None
+        if isinstance(events, bool) or not isinstance(events, int):  # a malformed reply is no "0 forgotten"
+            raise EngineError(f"{self.name} forget: the reply has no deleted.events count: {str(reply)[:200]}")
+        return events
 
     # -- shared machinery ----------------------------------------------------------------
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import math
 import os
 import shutil
 import tempfile
@@ -209,9 +210,13 @@ class Mem0Engine(AcceptedListing):
             result = _guard("search", lambda: self._memory.search(request.query, top_k=request.limit, filters=filters,
                                                                   threshold=self._threshold))
         try:
-            hits = [(records.item_of(m), float(m["score"])) for m in result["results"]]
+            scored = [(m, float(m["score"])) for m in result["results"]]
         except (KeyError, TypeError, ValueError) as err:  # a hit without a score is mem0 misbehaving, not a miss
             raise EngineError(f"mem0 search: a result without a numeric score ({type(err).__name__}: {err})") from err
+        bad = [score for _, score in scored if not math.isfinite(score)]
+        if bad:
+            raise EngineError(f"mem0 search: a result scored {bad[0]}, not a finite number")
+        hits = [(records.item_of(m), score) for m, score in scored]
         return [Hit(item, score) for item, score in hits if item is not None]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memeval.engines.base import MemoryItem, ToolCallRef
+from memeval.errors import EngineError
 
 ID, ITEM, NODE, SCOPES, SEQ = "memeval_id", "memeval_item", "memeval_node", "memeval_scopes", "memeval_seq"
 _OWN = ("text", "id", "tool_calls", "tags")
@@ -49,14 +50,25 @@ def node_filter(tenant: str, nodes: tuple[str, ...]) -> dict[str, Any]:
 
 def item_of(memory: Mapping[str, Any]) -> MemoryItem | None:
     """The item a memory mem0 returned stands for, with the memory's text; None for a memory
-    memeval did not write (no ``memeval_id`` in its metadata)."""
+    memeval did not write (no ``memeval_id`` in its metadata).
+
+    Raises:
+        EngineError: a memeval memory without its text or with metadata memeval did not write
+            (a malformed answer is mem0 misbehaving, not an empty item).
+    """
     meta = memory.get("metadata") or {}
     if ID not in meta or ITEM not in meta:
         return None
-    fields = json.loads(meta[ITEM])
-    fields["tool_calls"] = tuple(ToolCallRef(name, call) for name, call in fields["tool_calls"])
-    fields["tags"] = tuple(fields["tags"])
-    return MemoryItem(**fields, text=str(memory.get("memory", "")), id=meta[ID])
+    try:
+        fields = json.loads(meta[ITEM])
+        fields["tool_calls"] = tuple(ToolCallRef(name, call) for name, call in fields["tool_calls"])
+        fields["tags"] = tuple(fields["tags"])
+        text = memory["memory"]
+        if not isinstance(text, str):
+            raise TypeError(f"its text is {type(text).__name__}, not a string")
+        return MemoryItem(**fields, text=text, id=meta[ID])
+    except (KeyError, TypeError, ValueError) as err:
+        raise EngineError(f"mem0 returned a memory memeval cannot read back ({type(err).__name__}: {err})") from err
 
 
 def seq_of(memory: Mapping[str, Any]) -> int:

@@ -162,15 +162,17 @@ class ReferenceEngine:
                 docs = store.newest(codes, request.limit)
                 return [Hit(store.items[doc], 1.0 / (i + 1)) for i, doc in enumerate(docs)]  # type: ignore[arg-type]
             depth = max(request.limit, MIN_DEPTH)
-            found = _candidates(store, request.query, codes, depth, request.limit)
+            terms = analyze(request.query)
+            found = _candidates(store, request.query, terms, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
             asked, thread_of = Query(request.query), _thread_of(store)
-            first = fuse(asked, found, store.texts, thread_of)
-            if first and asked.held(first, store.texts) < FEEDBACK_BELOW:
-                best = min(first, key=lambda doc: (-first[doc], doc))
-                found = _with_feedback(store, request.query, codes, request.limit, found, best)
-            ranked = rank(asked, found, store.texts, keys, is_dated, span, thread_of)
+            scores = fuse(asked, found, store.texts, thread_of)
+            if scores and asked.held(scores, store.texts) < FEEDBACK_BELOW:
+                best = min(scores, key=lambda doc: (-scores[doc], doc))
+                found = _with_feedback(store, request.query, terms, codes, request.limit, found, best)
+                scores = fuse(asked, found, store.texts, thread_of)
+            ranked = rank(asked, scores, store.texts, keys, is_dated, span)
             return [Hit(store.items[doc], score) for doc, score in ranked[: request.limit]]  # type: ignore[arg-type]
 
     def forget(self, tenant: str, ids: tuple[str, ...]) -> int:
@@ -214,20 +216,23 @@ class ReferenceEngine:
         return TenantStore(LexicalIndex(), dense)
 
 
-def _candidates(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, limit: int) -> Candidates:
-    """The BM25 and dense top ``depth`` for ``query``, and the ``limit`` newest items when the
-    two lists hold fewer than 2 × ``limit`` (they only fill a short pool)."""
-    lexical = store.lexical.search(analyze(query), codes, depth)
+def _candidates(store: TenantStore, query: str, terms: list[str], codes: tuple[int, ...], depth: int,
+                limit: int) -> Candidates:
+    """The BM25 (over ``terms``, ``query`` analyzed) and dense top ``depth`` for ``query``, and
+    the ``limit`` newest items when the two lists hold fewer than 2 × ``limit`` (they only fill
+    a short pool)."""
+    lexical = store.lexical.search(terms, codes, depth)
     dense = store.dense.search(query, codes, depth) if store.dense else None
     short = len(lexical) + len(dense or ()) < 2 * limit
     return Candidates(lexical, dense, store.newest(codes, limit) if short else ())
 
 
-def _with_feedback(store: TenantStore, query: str, codes: tuple[int, ...], depth: int, found: Candidates,
-                   best: int) -> Candidates:
-    """``found`` with the BM25 and dense top ``depth`` for ``query`` joined with ``best``'s text."""
+def _with_feedback(store: TenantStore, query: str, terms: list[str], codes: tuple[int, ...], depth: int,
+                   found: Candidates, best: int) -> Candidates:
+    """``found`` with the BM25 and dense top ``depth`` for ``query`` (``terms`` analyzed) joined
+    with ``best``'s text."""
     text = store.texts.raw(best)
-    lexical = store.lexical.search(feedback_terms(query, text), codes, depth)
+    lexical = store.lexical.search(feedback_terms(terms, text), codes, depth)
     dense = store.dense.search(f"{query}\n{text}", codes, depth) if store.dense else None
     return replace(found, feedback_lexical=lexical, feedback_dense=dense)
 

@@ -26,8 +26,13 @@ def open_tenants(path: Path, queries: QueryVectors | None, min_similarity: float
     """
     tenants = {}
     for folder in sorted((path / "tenants").glob("*")) if (path / "tenants").is_dir() else ():
-        if folder.name.endswith(".saving") or not (folder / "tenant.json").exists():
+        if folder.name.endswith(".saving"):
             continue
+        if not (folder / "tenant.json").exists():
+            # A save writes tenant.json last and swaps the folder in whole: one without it is a
+            # failed cleanup, and skipping it would open that tenant empty.
+            raise EngineError(f"reference engine: the tenant folder {folder} has no tenant.json "
+                              "(a save or erase did not finish); remove the folder or restore it")
         try:
             name = json.loads((folder / "tenant.json").read_text(encoding="utf-8"))["tenant"]
             tenants[name] = TenantStore.load(folder, name, _dense_opener(queries, min_similarity))

@@ -154,21 +154,19 @@ class Candidates:
 
 def rank(
     asked: Query,
-    found: Candidates,
+    scores: dict[int, float],
     texts: Texts,
     keys: Sequence[int] | None,
     dated: Callable[[int], bool] = bool,
     span: int = 0,
-    thread_of: Callable[[int], str | None] | None = None,
 ) -> list[tuple[int, float]]:
-    """The pool of ``found``, best first, as ``(doc, fused score)`` (see the module docstring).
+    """The candidates of ``scores`` (:func:`fuse`'s, which this adds the recency bonus to),
+    best first, as ``(doc, fused score)`` (see the module docstring).
 
-    ``thread_of`` gives a document's thread (None: none), for the thread signal. Ties are
-    broken newest first with ``keys`` (recency key per document), else oldest first. With
-    ``keys``, superseded candidates among the first ``span`` go after the rest
+    Ties are broken newest first with ``keys`` (recency key per document), else oldest first.
+    With ``keys``, superseded candidates among the first ``span`` go after the rest
     (:func:`demote_superseded`; ``dated`` tells whether a key belongs to a dated item).
     """
-    scores = fuse(asked, found, texts, thread_of)
     if not scores:
         return []
     if keys is None:
@@ -186,10 +184,10 @@ def rank(
     return demote_superseded(ranked, asked.text, texts, keys, dated, span)
 
 
-def feedback_terms(query: str, text: str) -> list[str]:
-    """The analyzed terms of ``query``, then up to :data:`FEEDBACK_TERMS` other terms of
+def feedback_terms(terms: Sequence[str], text: str) -> list[str]:
+    """The query's analyzed ``terms``, then up to :data:`FEEDBACK_TERMS` other terms of
     ``text``, longest first (a cheap stand-in for the rarest), for the feedback BM25 search."""
-    asked = list(dict.fromkeys(analyze(query)))
+    asked = list(dict.fromkeys(terms))
     extra = sorted(set(analyze(text)).difference(asked), key=lambda term: (-len(term), term))
     return asked + extra[:FEEDBACK_TERMS]
 

@@ -105,7 +105,10 @@ class TinyHumansEngine(CortexBase):
         scopes = body.get("scopes") if body is not None else []
         if not isinstance(scopes, list):
             raise layout.ShapeError(f"{self.name} GET memory/scopes: the answer holds no list under 'scopes'")
-        return [str(s.get("path") if isinstance(s, dict) else s) for s in scopes]
+        paths = [s.get("path") if isinstance(s, dict) else s for s in scopes]
+        if not all(isinstance(p, str) and p for p in paths):  # str() made a missing path the scope "None"
+            raise layout.ShapeError(f"{self.name} GET memory/scopes: a scope without a path ({scopes!r:.120})")
+        return [str(p) for p in paths]
 
     def _erase_scope(self, scope: str) -> None:
         receipt = self._call_unless(404, "POST", "memory/v1/erasures", json={"scope": scope, "audit_note": AUDIT_NOTE})

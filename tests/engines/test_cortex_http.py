@@ -10,6 +10,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -312,3 +313,13 @@ def test_a_listing_without_its_records_is_a_shape_error() -> None:
     for body in ({}, {"facts": "x"}, {"facts": [1, 2]}, None, []):
         with pytest.raises(ShapeError, match="no list of records under 'facts' or 'items'"):
             records(body, "facts")
+
+
+def test_a_forget_reply_without_its_deleted_count_is_an_engine_error_not_zero_forgotten() -> None:
+    def fake(reply: object) -> SimpleNamespace:
+        return SimpleNamespace(name="cortex", routes={"forget": "v1/forget"}, _call=lambda *a, **k: reply)
+
+    assert CortexEngine._forget_chunk(fake({"deleted": {"events": 2}, "requested": 2}), "s", ["a", "b"]) == 2  # type: ignore[arg-type]
+    for reply in ({"requested": 1}, {"deleted": {}}, {"deleted": {"events": "1"}}, {"deleted": {"events": True}}):
+        with pytest.raises(EngineError, match="no deleted.events count"):
+            CortexEngine._forget_chunk(fake(reply), "s", ["a"])  # type: ignore[arg-type]

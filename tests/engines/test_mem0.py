@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from memeval.engines import create_engine
-from memeval.engines.base import Engine, MemoryItem
+from memeval.engines import create_engine, mem0
+from memeval.engines import mem0_records as records
+from memeval.engines.base import Engine, MemoryItem, RecallRequest
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer
 from memeval.servers.mock_models import object_reply
@@ -52,6 +53,25 @@ def test_mock_extraction_copies_each_new_message_line():
     assert object_reply(messages) == {"memory": [{"text": "I moved to Berlin."}, {"text": "I like tea."},
                                                  {"text": "Noted."}]}
     assert object_reply([{"role": "user", "content": "no sections here"}]) == {}
+
+
+def test_a_malformed_mem0_answer_is_an_engine_error_not_an_empty_item_or_a_score():
+    item = MemoryItem("t", "agent:a", "turn", "I moved to Berlin.")
+    good = {"memory": item.text, "metadata": records.metadata(item, 1), "score": 0.5}
+    assert records.item_of(good) == item
+    for broken in ({k: v for k, v in good.items() if k != "memory"},
+                   {**good, "metadata": {**good["metadata"], records.ITEM: "{not json"}}):
+        with pytest.raises(EngineError, match="cannot read back"):
+            records.item_of(broken)
+
+    class Answers:
+        def search(self, *args, **kwargs):
+            return {"results": [{**good, "score": float("nan")}]}
+
+    conf = {"infer": False, "threshold": 0.1, "url": "u", "llm_model": "m", "embed_model": "e", "embed_dims": 8}
+    engine = mem0.Mem0Engine(Answers(), conf, "/nonexistent", False)
+    with pytest.raises(EngineError, match="not a finite number"):
+        engine.recall(RecallRequest("t", ("agent:",), "Berlin", 3))
 
 
 @needs_mem0

@@ -9,7 +9,7 @@ import pytest
 from memeval.engines import embedders
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
 from memeval.engines.reference import create
-from memeval.errors import UsageError
+from memeval.errors import EngineError, UsageError
 
 WORDS = "alpha beta gamma delta omega sigma kappa theta lima echo bravo tango".split()
 
@@ -91,3 +91,14 @@ def test_an_unchanged_tenant_is_not_rewritten_and_a_bad_path_is_a_usage_error(tm
     assert (saved / "store.json").stat().st_mtime_ns == stamp
     with pytest.raises(UsageError, match="path must be a folder name"):
         create({"path": 3})
+
+
+def test_a_tenant_folder_left_without_its_tenant_json_is_an_error_not_an_empty_tenant(tmp_path):
+    settings = {"embedder": "none", "path": str(tmp_path)}
+    engine = create(settings)
+    engine.write(MemoryItem("t", "agent:a", "turn", "hello there"))
+    engine.close()
+    saved = next((tmp_path / "tenants").iterdir())
+    (saved / "tenant.json").unlink()  # a cleanup that stopped part way
+    with pytest.raises(EngineError, match="has no tenant.json"):
+        create(settings)

@@ -228,3 +228,12 @@ def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
     want = list(numpy.argsort(-sims, kind="stable")[:10])
     assert dense._ann is not None and len(dense._ann) == 600
     assert len(set(got) & set(want)) >= 9
+
+
+def test_the_pack_orders_supersession_by_the_instant_not_the_timestamp_string():
+    # "10:00+02:00" reads later than "09:00Z" as a string but is an hour earlier.
+    items = {"old": MemoryItem(T, "agent:a", "turn", "The Heron budget is 40,000 EUR.", at="2026-09-01T10:00:00+02:00"),
+             "new": MemoryItem(T, "agent:a", "turn", "The Heron budget is 47,500 EUR.", at="2026-09-01T09:00:00Z")}
+    sections = [Section("History", ["old", "new"], refs=["old", "new"])]
+    moved = prefer_fresh(sections, items, "What is the Heron budget?")
+    assert [s.refs for s in moved] == [["new"], ["old"]]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
 from memeval.engines.base import (BuildsBeliefs, HasBacklog, Inspects, MemoryItem, RecallRequest, ReportsConflicts,
                                   ReportsUsage)
+from memeval.engines.cortex_layout import ShapeError
 from memeval.engines.tinyhumans import TinyHumansEngine, create
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer
@@ -89,3 +91,13 @@ def test_an_unreadable_hosted_answer_is_an_engine_error(engine: TinyHumansEngine
     hosted.faults(garble=[{"route": "memory/events", "mode": mode, "count": 1000}])
     with pytest.raises(EngineError, match=r"^tinyhumans GET memory/events: "):
         engine.page(tenant)
+
+
+def test_a_scope_listing_entry_without_a_path_is_a_shape_error_not_the_scope_none() -> None:
+    def fake(body: object) -> SimpleNamespace:
+        return SimpleNamespace(name="tinyhumans", _call_unless=lambda *a, **k: body)
+
+    assert TinyHumansEngine._listed_scopes(fake({"scopes": [{"path": "p"}, "q"]}), "t") == ["p", "q"]  # type: ignore[arg-type]
+    for scopes in ([{"name": "p"}], [None], [{"path": ""}]):
+        with pytest.raises(ShapeError, match="a scope without a path"):
+            TinyHumansEngine._listed_scopes(fake({"scopes": scopes}), "t")  # type: ignore[arg-type]
