@@ -11,6 +11,7 @@ the few texts still queued, under one batch).
 
 from __future__ import annotations
 
+import os
 from array import array
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
+from memeval.engines.static_files import cache_folder
+from memeval.engines.static_vectors import MAX_TOKENS, StaticVectors
 from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
@@ -38,36 +41,34 @@ class Embedder(Protocol):
 
 
 class StaticEmbedder:
-    """``tokenlearn-static-model``: 64-d static (Model2Vec-style) vectors, about 20 µs a text.
+    """``tokenlearn-static-model``: 64-d static (Model2Vec-style) vectors, composed word by word
+    in numpy (:mod:`memeval.engines.static_vectors`; the package's own encoder only for texts
+    that are not plain ASCII, loaded on the first such text).
 
     Raises:
         ImportError: the package or numpy is not installed.
         OSError: the model files are missing from the installed package.
+        ValueError: the model files are not in the format this reader knows.
     """
 
     name = "static-64d"
 
     def __init__(self) -> None:
-        import numpy
         import static_model
 
-        self._np = numpy
         bundled = Path(static_model.__file__).resolve().parent / "model"
-        self._model_dir = str(static_model.ensure_model_ready(bundled))
-        # The public get_embeddings() re-resolves the model path on every call (~0.15 ms),
-        # which would dominate single-query embedding; the encoder it wraps is reused directly.
-        self._encode = getattr(static_model, "encode_batch", None)
-        self._fallback = static_model.get_embeddings
+        self._model_dir = Path(static_model.ensure_model_ready(bundled))
+        self._vectors = StaticVectors(self._model_dir, cache_folder(os.environ), self._native)
 
     def embed(self, texts: Sequence[str]) -> Any:
         """See :class:`Embedder`."""
-        np = self._np
-        if not texts:
-            return np.zeros((0, 64), dtype=np.float32)
-        raw = self._encode(self._model_dir, list(texts), 512) if self._encode else self._fallback(list(texts))
-        vecs = np.asarray(raw, dtype=np.float32)
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        return vecs / np.where(norms > 0, norms, 1.0)
+        return self._vectors.embed(texts)
+
+    def _native(self, texts: Sequence[str]) -> Any:
+        """The package's encoder (its first call builds the tokenizer, about a second)."""
+        import static_model
+
+        return static_model.encode_batch(str(self._model_dir), list(texts), MAX_TOKENS)
 
 
 def load_embedder(choice: str) -> Embedder | None:
@@ -85,7 +86,7 @@ def load_embedder(choice: str) -> Embedder | None:
         return None
     try:
         return StaticEmbedder()
-    except (ImportError, OSError) as err:
+    except (ImportError, OSError, ValueError) as err:
         if choice == "auto":
             return None
         hint = "pip install 'memeval[embeddings]'"
