@@ -11,14 +11,15 @@ dense embeddings:
   writes a batch (target: >= 80,000 turns/s without embeddings, >= 20,000 with), wall and CPU
   (``cpu/s``: items per CPU second of this process, what a machine shared with other jobs
   cannot steal); with embeddings, writes embed their texts in batches of 4,096 and add them to
-  the HNSW graph, and ``embed s`` is what the first recall still pays (the last, partial batch);
+  the IVF index (``ann`` extra, faiss), and ``embed s`` is what the first recall still pays (the
+  last, partial batch);
 - ``pre_turn`` p50/p95/p99 in ms over ``n`` calls of the real ``AgentMemory.pre_turn`` (its four
   section recalls — learnings 8, ``source:`` 6, ``agent:<id>`` 6, ``agent:`` 3, each over-fetched
   x3 — and the pack assembly; the question is not logged; target: p95 <= 5 ms);
 - ``index`` p50/p95: the same questions, only the lexical and dense searches of the four sections
   (what the index owns; the rest of a pre-turn is the fused ranking and the pack);
 - ``dense recall@10``: how much of the exact cosine top 10 (``agent:``) the dense search returns
-  (below 1 only where the HNSW graph of the ``ann`` extra answers), over 50 queries;
+  (below 1 only where the IVF index of the ``ann`` extra answers), over 50 queries;
 - ``reopen s``: the engine saved with the ``path`` setting (``close``), then a new engine opening
   that folder and answering its first recall (target: under 5 s at 1M turns);
 - ``engine MiB``: how much the process's resident memory grew while one engine was built

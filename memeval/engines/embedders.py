@@ -26,9 +26,10 @@ from memeval.errors import EngineError, UsageError
 EMBEDDER_CHOICES = ("auto", "none", "static")
 _BATCH = 4096
 _QUERY_CACHE = 64
+ANN_FILE = "ann.faiss"
 _LEADERS = 1024
 _SMALL_SHARE = 8
-_GRAPH_SHARE = 4
+_ANN_SHARE = 4
 
 
 class Embedder(Protocol):
@@ -125,7 +126,7 @@ class QueryVectors:
 
 class DenseIndex:
     """Cosine search over one tenant's documents, filtered by node code: exact over the rows of
-    a few nodes, from an HNSW graph (:mod:`memeval.engines.reference_ann`, when installed) over
+    a few nodes, from an IVF index (:mod:`memeval.engines.reference_ann`, when installed) over
     most of a large tenant, else exact over every row.
 
     Documents are dense ids in write order (0, 1, 2, ...), as in the lexical index. Rows of
@@ -186,7 +187,7 @@ class DenseIndex:
                 pass
 
     def save(self, folder: Path) -> None:
-        """Embed what is queued, then write the vectors, node codes and HNSW graph under
+        """Embed what is queued, then write the vectors, node codes and ANN index under
         ``folder`` (created); :meth:`load` reads them back.
 
         Raises:
@@ -198,7 +199,7 @@ class DenseIndex:
         np.save(folder / "vectors.npy", self._vecs[: self._rows] if self._vecs is not None else np.zeros((0, 1), np.float32))
         np.save(folder / "nodes.npy", np.frombuffer(self._node.tobytes(), dtype=np.int32))
         if self._ann is not None:
-            self._ann.save(folder / "graph.usearch")
+            self._ann.save(folder / ANN_FILE)
 
     @classmethod
     def load(cls, folder: Path, queries: QueryVectors, min_similarity: float) -> DenseIndex:
@@ -223,8 +224,8 @@ class DenseIndex:
         index._rows = len(nodes)
         index._vecs = vecs if len(nodes) else None
         index._version = 1
-        if (folder / "graph.usearch").exists():
-            index._ann = AnnIndex(vecs.shape[1], folder / "graph.usearch")
+        if (folder / ANN_FILE).exists():
+            index._ann = AnnIndex(vecs.shape[1], folder / ANN_FILE)
         return index
 
     def remove(self, docs: Collection[int]) -> None:
@@ -256,7 +257,7 @@ class DenseIndex:
         lut = np.zeros(self._width, dtype=bool)
         lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
         if self._ann is not None and self._rows >= ANN_MIN:
-            found = self._from_graph(query, lut, k)
+            found = self._from_ann(query, lut, k)
             if found is not None:
                 return found
         sims = self._similarities(query)
@@ -266,10 +267,10 @@ class DenseIndex:
             hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
         return [(int(doc), float(sims[doc])) for doc in hits]
 
-    def _from_graph(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
-        """The ``k`` best live rows in the selected nodes as the HNSW graph finds them, or None
+    def _from_ann(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
+        """The ``k`` best live rows in the selected nodes as the ANN index finds them, or None
         when fewer than ``k`` of its candidates are in those nodes (the caller scans exactly)."""
-        rows, sims = self._ann.search(self._queries.vector(query), max(_GRAPH_SHARE * k, 64))  # type: ignore[union-attr]
+        rows, sims = self._ann.search(self._queries.vector(query), max(_ANN_SHARE * k, 64))  # type: ignore[union-attr]
         keep = lut[self._codes[rows]] & (sims >= self._floor)
         rows, sims = rows[keep][:k], sims[keep][:k]
         if rows.size < k:
@@ -337,7 +338,7 @@ class DenseIndex:
             self._rows += len(batch)
             del self._pending[: len(batch)]
             if self._ann is None and self._rows >= ANN_MIN and available():
-                # Built once the graph can be used: a smaller tenant never pays for inserts.
+                # Built once the index can be used: a smaller tenant never pays for inserts.
                 self._ann = AnnIndex(vecs.shape[1])
                 self._ann.add(0, self._vecs[: self._rows])
 

@@ -1,13 +1,18 @@
-"""An approximate nearest-neighbour index for the reference engine's dense vectors (HNSW, usearch).
+"""An approximate nearest-neighbour index for the reference engine's dense vectors (IVF, faiss).
 
-Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the usearch wheel), once a
-tenant holds :data:`ANN_MIN` vectors they go into an HNSW graph, and so does every batch embedded
-after, and a search over most of a tenant reads its candidates from the graph instead of scoring
-every row. Without it, or below :data:`ANN_MIN` rows, dense search stays exact. It stays an
-extra: inserting a vector costs more than embedding it on this project's machines, and the
-suites' tenants never reach :data:`ANN_MIN`. Cosine metric, float32, connectivity 16,
-expansion 64 when adding and 256 when searching (recall of the exact top 10 is measured by
-``benchmarks/bench_reference.py``).
+Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the faiss-cpu wheel), once a
+tenant holds :data:`ANN_MIN` vectors, k-means over them picks :data:`LISTS` centroids (faiss'
+seeded clustering: the same vectors give the same index) and every vector goes into the inverted
+list of its nearest centroid, as does every batch embedded after. A search over most of a tenant
+then scores exactly the vectors of the lists whose centroids are nearest the query (:data:`PROBE`
+of them, or as many as hold about :data:`SCAN` vectors when that is more), instead of every row. Without it, or below :data:`ANN_MIN` rows, dense search stays exact.
+
+An insert is one nearest-centroid search, about 170k vectors/s on this project's 2-core machine,
+where an HNSW graph (usearch, this index before) inserted 3-6k/s at 300k-1M vectors and capped
+ingest; a query over 1M vectors costs about what the graph's did (recall of the exact top 10 is
+measured by ``benchmarks/bench_reference.py``). Inner product over L2-normalised float32 vectors
+(cosine). faiss runs on one thread in this process (on a shared 2-core machine its OpenMP pool
+oversubscribes the cores).
 """
 
 from __future__ import annotations
@@ -18,50 +23,82 @@ from pathlib import Path
 from typing import Any
 
 ANN_MIN = 20_000
-_CONNECTIVITY = 16
-_EXPANSION_ADD = 64
-_EXPANSION_SEARCH = 256
+LISTS = 1024
+PROBE = 64
+# A search scores at least this many vectors: more lists than PROBE while the lists are short.
+SCAN = 20_000
+# k-means needs this many vectors per centroid; ANN_MIN / LISTS is about 19.5.
+_MIN_POINTS = 16
 
 
 @functools.cache
 def available() -> bool:
-    """Whether usearch is installed (then :class:`AnnIndex` can be built); asked once a process
+    """Whether faiss is installed (then :class:`AnnIndex` can be built); asked once a process
     (every tenant asks, and a suite run makes hundreds)."""
-    return importlib.util.find_spec("usearch") is not None
+    return importlib.util.find_spec("faiss") is not None
 
 
 class AnnIndex:
-    """HNSW over rows numbered 0, 1, 2, ... in the order they are added.
+    """Inverted lists over rows numbered 0, 1, 2, ... in the order they are added; the first
+    :meth:`add` trains the centroids on its vectors (:data:`LISTS` of them, or one per 16
+    vectors when it brings fewer than 16 x :data:`LISTS`).
 
     Raises:
-        ImportError: usearch is not installed (check :func:`available` first).
+        ImportError: faiss is not installed (check :func:`available` first).
     """
 
     def __init__(self, dim: int, path: Path | None = None) -> None:
-        """A new, empty graph for ``dim``-d vectors, or the one saved at ``path``."""
+        """A new, empty index for ``dim``-d vectors, or the one saved at ``path``."""
+        import faiss
         import numpy
-        from usearch.index import Index
 
-        self._np = numpy
-        self._index = Index(ndim=dim, metric="cos", dtype="f32", connectivity=_CONNECTIVITY,
-                            expansion_add=_EXPANSION_ADD, expansion_search=_EXPANSION_SEARCH)
+        faiss.omp_set_num_threads(1)
+        self._faiss, self._np, self._dim = faiss, numpy, dim
+        self._index: Any = None
         if path is not None:
-            self._index.load(str(path))
+            self._index = faiss.read_index(str(path))
 
     def save(self, path: Path) -> None:
-        """Write the graph to ``path``."""
-        self._index.save(str(path))
+        """Write the index to ``path``."""
+        if self._index is not None:
+            self._faiss.write_index(self._index, str(path))
 
     def __len__(self) -> int:
-        return len(self._index)
+        return 0 if self._index is None else int(self._index.ntotal)
 
     def add(self, start: int, vectors: Any) -> None:
-        """Add ``vectors`` as rows ``start``, ``start + 1``, ..."""
-        keys = self._np.arange(start, start + len(vectors), dtype=self._np.uint64)
-        # One thread: on a shared 2-core machine usearch's worker pool oversubscribes the cores.
-        self._index.add(keys, vectors, threads=1)
+        """Add ``vectors`` as rows ``start``, ``start + 1``, ... (``start`` is :func:`len`).
+
+        Raises:
+            ValueError: ``start`` is not the number of rows added so far, or the first batch
+                holds fewer than 16 vectors (too few to train on).
+        """
+        if start != len(self):
+            raise ValueError(f"row {start} out of order (expected {len(self)})")
+        vectors = self._np.ascontiguousarray(vectors, dtype=self._np.float32)
+        if self._index is None:
+            self._index = self._trained(vectors)
+        self._index.add(vectors)
+
+    def _trained(self, vectors: Any) -> Any:
+        """A new index with centroids trained on ``vectors``."""
+        lists = min(LISTS, len(vectors) // _MIN_POINTS)
+        if lists < 1:
+            raise ValueError(f"training needs {_MIN_POINTS} vectors, not {len(vectors)}")
+        faiss = self._faiss
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(self._dim), self._dim, lists, faiss.METRIC_INNER_PRODUCT)
+        index.cp.min_points_per_centroid = _MIN_POINTS
+        index.train(vectors)
+        return index
 
     def search(self, vector: Any, count: int) -> tuple[Any, Any]:
-        """About the ``count`` most similar rows, best first, and their cosines."""
-        found = self._index.search(vector, count, threads=1)
-        return found.keys.astype(self._np.int64), 1.0 - found.distances
+        """About the ``count`` most similar rows, best first, and their cosines (fewer when the
+        probed lists hold fewer)."""
+        np = self._np
+        if self._index is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        index = self._index
+        index.nprobe = min(index.nlist, max(PROBE, -(-SCAN * index.nlist // max(index.ntotal, 1))))
+        sims, rows = index.search(np.ascontiguousarray(vector, dtype=np.float32)[None, :], count)
+        found = rows[0] >= 0
+        return rows[0][found].astype(np.int64), sims[0][found]

@@ -49,7 +49,7 @@ def snapshot(engine, tenants, queries) -> list:
 def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp_path, monkeypatch, embedder):
     if embedder == "static":
         pytest.importorskip("static_model", reason="the embedding model is not installed")
-        # Small enough that the tenants build an HNSW graph (when usearch is installed), which
+        # Small enough that the tenants build an ANN index (when faiss is installed), which
         # is then saved and reopened too.
         monkeypatch.setattr(embedders, "ANN_MIN", 50)
         monkeypatch.setattr(embedders, "_BATCH", 64)
@@ -65,10 +65,10 @@ def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp
     first.erase(tenants[2])
     first.write_many(items[400:])
     before = snapshot(first, tenants, queries)
-    graphs = sorted(path.name for path in (tmp_path / "memory").rglob("graph.usearch"))
+    graphs = sorted(path.name for path in (tmp_path / "memory").rglob("ann.faiss"))
     first.close()
     if embedder == "static" and embedders.available():
-        assert graphs == [] and len(sorted((tmp_path / "memory").rglob("graph.usearch"))) == len(tenants)
+        assert graphs == [] and len(sorted((tmp_path / "memory").rglob("ann.faiss"))) == len(tenants)
     second = create(settings)
     assert snapshot(second, tenants, queries) == before
     # It stays writable: a replay is still a replay, and new writes are found.

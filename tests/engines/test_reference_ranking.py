@@ -197,15 +197,17 @@ def test_vectors_are_computed_at_write_time_in_batches():
     assert embedder.embedded == 4096 + 5 + 1
 
 
-def test_the_hnsw_graph_answers_a_large_section_close_to_exact(monkeypatch):
-    pytest.importorskip("usearch", reason="the ann extra (usearch) is not installed")
+def test_the_ann_index_answers_a_large_section_close_to_exact(monkeypatch):
+    pytest.importorskip("faiss", reason="the ann extra (faiss-cpu) is not installed")
     import numpy
 
-    from memeval.engines import embedders
+    from memeval.engines import embedders, reference_ann
     from memeval.engines.embedders import QueryVectors
     from memeval.engines.reference import ReferenceEngine
 
     monkeypatch.setattr(embedders, "ANN_MIN", 200)
+    monkeypatch.setattr(reference_ann, "PROBE", 6)  # of the 12 lists 200 vectors train
+    monkeypatch.setattr(reference_ann, "SCAN", 0)
     monkeypatch.setattr(embedders, "_BATCH", 100)
     rng = numpy.random.default_rng(5)
     table = {}

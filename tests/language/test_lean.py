@@ -37,7 +37,7 @@ def test_every_command_loads_under_its_own_name():
 # What an offline run may import from outside the standard library before it publishes: the CLI,
 # YAML, the schema validator, numpy, the embedding model, the ANN index (when installed), and
 # whatever they import themselves in this environment (e.g. jsonschema's optional format checkers).
-BEFORE_PUBLISHING = ("click", "yaml", "jsonschema", "numpy", "static_model", "usearch")
+BEFORE_PUBLISHING = ("click", "yaml", "jsonschema", "numpy", "static_model", "faiss")
 # ... and what publishing adds: Jinja for run.md and run.html.
 PUBLISHING = ("jinja2",)
 _CLOSURE = """import importlib, json, sys
