@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memeval.engines.dense_blocks import NodeBlocks
 from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
 from memeval.engines.static_files import cache_folder
 from memeval.engines.static_vectors import MAX_TOKENS, StaticVectors
@@ -152,6 +153,7 @@ class DenseIndex:
         self._sims: tuple[str, int, Any] | None = None
         self._leaders: tuple[str, int, Any, bool] | None = None
         self._ann: AnnIndex | None = None
+        self._blocks = NodeBlocks()
 
     def __len__(self) -> int:
         """How many documents were added (embedded or still queued)."""
@@ -246,14 +248,16 @@ class DenseIndex:
         self._flush()
         size = sum(len(self._node_rows.get(n, ())) for n in nodes)
         if size * _SMALL_SHARE <= self._rows:
-            # A few nodes: score only their rows (at 1M rows a full scan is 20+ ms).
-            parts = [np.frombuffer(self._node_rows[n].tobytes(), dtype=np.int32) for n in nodes if n in self._node_rows]
-            rows = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
-            rows = rows[self._codes[rows] > 0]
-            sims = np.zeros(self._rows, dtype=np.float32)
-            sims[rows] = np.einsum("ij,j->i", self._vecs[rows], self._queries.vector(query))
-            hits = self._best(sims, rows, k)
-            return [(int(doc), float(sims[doc])) for doc in hits]
+            # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
+            # 20+ ms, and gathering 25k scattered rows 5 ms).
+            docs, sims = self._blocks.scores(nodes, self._queries.vector(query), self._rows_of, self._vecs)
+            keep = (self._codes[docs] > 0) & (sims >= self._floor)
+            docs, sims = docs[keep], sims[keep]
+            if docs.size > k:
+                top = np.argpartition(-sims, k - 1)[:k]
+                docs, sims = docs[top], sims[top]
+            order = np.lexsort((docs, -sims))
+            return [(int(doc), float(sim)) for doc, sim in zip(docs[order], sims[order], strict=True)]
         lut = np.zeros(self._width, dtype=bool)
         lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
         if self._ann is not None and self._rows >= ANN_MIN:
@@ -266,6 +270,11 @@ class DenseIndex:
         if hits.size < k and not complete:
             hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
         return [(int(doc), float(sims[doc])) for doc in hits]
+
+    def _rows_of(self, node: int) -> Any:
+        """The documents of ``node``, increasing."""
+        rows = self._node_rows.get(node)
+        return self._np.frombuffer(rows.tobytes(), dtype=self._np.int32) if rows else self._np.zeros(0, dtype=self._np.int32)
 
     def _from_ann(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
         """The ``k`` best live rows in the selected nodes as the ANN index finds them, or None
@@ -333,6 +342,8 @@ class DenseIndex:
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
+            codes = self._np.frombuffer(self._node[self._rows : self._rows + len(batch)], dtype=self._np.int32)
+            self._blocks.extend(self._rows, codes, vecs)
             if self._ann is not None:
                 self._ann.add(self._rows, vecs)
             self._rows += len(batch)

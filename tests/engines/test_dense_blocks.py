@@ -1,0 +1,52 @@
+"""Dense search within a few nodes, from per-node copies, equals scoring every row exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memeval.engines import embedders
+from memeval.engines.embedders import DenseIndex, QueryVectors
+
+
+class Random8d:
+    name = "random-8d"
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(9)
+        self.table: dict[str, np.ndarray] = {}
+
+    def embed(self, texts):
+        rows = [self.table.setdefault(t, self.rng.standard_normal(8).astype(np.float32)) for t in texts]
+        vecs = np.array(rows, dtype=np.float32).reshape(len(texts), 8)
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def exact(index: DenseIndex, embedder: Random8d, query: str, nodes: set[int], live: set[int], k: int):
+    vec = embedder.embed([query])[0]
+    scored = [(doc, float(embedder.table[f"text {doc}"] @ vec / np.linalg.norm(embedder.table[f"text {doc}"])))
+              for doc in sorted(live) if doc % 40 in nodes]
+    return sorted(scored, key=lambda pair: (-pair[1], pair[0]))[:k]
+
+
+def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch):
+    monkeypatch.setattr(embedders, "_BATCH", 100)
+    embedder = Random8d()
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    live: set[int] = set()
+
+    def write(first: int, count: int) -> None:
+        docs = range(first, first + count)
+        index.add_many(first, [doc % 40 for doc in docs], [f"text {doc}" for doc in docs])
+        live.update(docs)
+
+    write(0, 1000)
+    for round_, (nodes, query) in enumerate([({3}, "q one"), ({3, 17}, "q two"), ({3}, "q three")]):
+        got = index.search(query, sorted(nodes), 7)
+        want = exact(index, embedder, query, nodes, live, 7)
+        assert [doc for doc, _ in got] == [doc for doc, _ in want]
+        assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+        # Between searches: more writes (some still queued at the next search) and removals.
+        write(len(index), 250 + round_)
+        gone = {doc for doc in live if doc % 40 == 3 and doc % 7 == round_}
+        index.remove(gone)
+        live -= gone
