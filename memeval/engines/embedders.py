@@ -214,7 +214,7 @@ class DenseIndex:
         import numpy
 
         index = cls(queries, min_similarity)
-        vecs = numpy.load(folder / "vectors.npy", mmap_mode="r")
+        vecs = numpy.asarray(numpy.load(folder / "vectors.npy", mmap_mode="r"))
         nodes = numpy.load(folder / "nodes.npy")
         index._node = array("i", nodes.tobytes())
         order = numpy.argsort(nodes, kind="stable")

@@ -103,8 +103,9 @@ def save(segment: Segment, folder: Path) -> None:
 
 
 def load(folder: Path, size: int) -> Segment:
-    """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used)."""
-    arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in ("starts", "docs", "tfs")]
+    """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used), as
+    plain arrays (a numpy memmap's subclass bookkeeping costs microseconds per slice)."""
+    arrays = [np.asarray(np.load(folder / f"{name}.npy", mmap_mode="r")) for name in ("starts", "docs", "tfs")]
     return Segment(arrays[0], arrays[1], arrays[2], size)
 
 
