@@ -126,11 +126,18 @@ class ReferenceEngine:
         """
         with self._lock:
             receipts: list[WriteReceipt] = []
-            for name, run in groupby(items, key=attrgetter("tenant")):
-                tenant = self._tenants.get(name)
-                if tenant is None:
-                    tenant = self._tenants[name] = self._new_tenant()
-                receipts.extend(tenant.write_many(list(run)))
+            touched: dict[str, TenantStore] = {}
+            try:
+                for name, run in groupby(items, key=attrgetter("tenant")):
+                    tenant = touched.get(name) or self._tenants.get(name)
+                    if tenant is None:
+                        tenant = self._tenants[name] = self._new_tenant()
+                    touched[name] = tenant
+                    receipts.extend(tenant.admit_many(list(run)))
+            finally:
+                # Each tenant's share is indexed once, however the batch interleaves tenants.
+                for tenant in touched.values():
+                    tenant.flush()
             return receipts
 
     def page(self, tenant: str, cursor: str | None = None, limit: int = 100) -> ListPage:

@@ -58,6 +58,8 @@ class TenantStore:
         self._node_unsorted: set[int] = set()
         self._beliefs: dict[str, tuple[Belief, str]] = {}
         self._scanned = 0
+        self._queued_codes: list[int] = []
+        self._queued_texts: list[str] = []
         self.texts = Texts(self._text)
 
     def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
@@ -68,23 +70,40 @@ class TenantStore:
             EngineError: an item's ``at`` is not an ISO 8601 / RFC 3339 timestamp (the items
                 before it are stored).
         """
-        first = len(self.items)
-        receipts, codes, texts = [], [], []
         try:
-            for item in items:
-                if item.id in self._ids:
-                    receipts.append(WriteReceipt(item.id, replayed=True))
-                    continue
-                codes.append(self._admit(item))
-                texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
-                receipts.append(WriteReceipt(item.id))
+            return self.admit_many(items)
         finally:
-            if texts:
-                self.changes += 1
-                self.lexical.add_many(first, codes, texts)
-                if self.dense is not None:
-                    self.dense.add_many(first, codes, texts)
+            self.flush()
+
+    def admit_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
+        """Store ``items`` like :meth:`write_many` but queue them for the indexes until
+        :meth:`flush` (a batch that interleaves tenants indexes each tenant's share once).
+
+        Raises:
+            EngineError: as :meth:`write_many` (the items before the bad one are admitted).
+        """
+        receipts = []
+        for item in items:
+            if item.id in self._ids:
+                receipts.append(WriteReceipt(item.id, replayed=True))
+                continue
+            code = self._admit(item)
+            self._queued_codes.append(code)
+            self._queued_texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
+            receipts.append(WriteReceipt(item.id))
         return receipts
+
+    def flush(self) -> None:
+        """Hand the admitted items to the indexes, which make them visible to searches."""
+        texts, codes = self._queued_texts, self._queued_codes
+        if not texts:
+            return
+        self._queued_texts, self._queued_codes = [], []
+        self.changes += 1
+        first = len(self.items) - len(texts)
+        self.lexical.add_many(first, codes, texts)
+        if self.dense is not None:
+            self.dense.add_many(first, codes, texts)
 
     def _admit(self, item: MemoryItem) -> int:
         """Give ``item`` the next document number and a recency key; returns its node code."""

@@ -173,6 +173,19 @@ def test_list_and_writes_reject_bad_input():
         engine.write(turn("when?", at="yesterday"))
 
 
+def test_a_batch_interleaving_tenants_stores_what_precedes_a_bad_timestamp_and_finds_it():
+    engine = bm25_only()
+    batch = [turn(f"walrus note {i}", tenant=f"t{i % 2}", at=minute(i)) for i in range(6)]
+    batch.insert(4, turn("walrus when?", tenant="t1", at="yesterday"))
+    with pytest.raises(EngineError, match="timestamp"):
+        engine.write_many(batch)
+    for tenant, stored in (("t0", ["walrus note 0", "walrus note 2"]), ("t1", ["walrus note 1", "walrus note 3"])):
+        hits = engine.recall(RecallRequest(tenant, ("agent:",), "walrus note", 10))
+        assert sorted(hit.item.text for hit in hits) == stored
+    # The items after the bad one were not stored: writing them now is not a replay.
+    assert not any(receipt.replayed for receipt in engine.write_many(batch[5:]))
+
+
 def test_query_none_lists_the_nodes_newest_first():
     engine = bm25_only()
     for i in range(5):
