@@ -45,6 +45,11 @@ class ScenarioState:
     synthesis: Synthesis = field(default_factory=Synthesis)
     replies: dict[tuple[str, str, int], str] = field(default_factory=dict)
 
+    def will_write(self, tenant_ns: str) -> None:
+        """Note, before writing, that ``tenant_ns`` will be written: the cleanup then also lists
+        and forgets a write whose receipt never came back (Ctrl-C while it was in flight)."""
+        self.written.setdefault(tenant_ns, set())
+
     def note_write(self, ref: str, tenant_ns: str, item_id: str) -> None:
         """Remember a write for settle, declared forgets and cleanup."""
         self.written.setdefault(tenant_ns, set()).add(item_id)
@@ -134,6 +139,7 @@ class ScenarioRun:
         self._write(step.ref, item, TimingLabel.LEARNING_WRITE)
 
     def _write(self, ref: str, item: MemoryItem, label: TimingLabel) -> None:
+        self.state.will_write(item.tenant)
         start = time.perf_counter()
         receipt = self.engine.write(item)
         self.timings.add(label, (time.perf_counter() - start) * 1000)
@@ -143,6 +149,7 @@ class ScenarioRun:
         thread = self.scenario.thread(step.ref, step.tenant)
         d = self.suite.defaults
         memory = self.ctx.memory(thread.agent, thread.tenant)
+        self.state.will_write(self.state.namespaces[thread.tenant])
         logged, receipt, reply = play_exchange(memory, thread, step.index, step.at or "",
                                                turn_time(d, thread.day, 2 * step.index + 1, thread.start_s), d.window,
                                                self.suite.agent.reply)
@@ -163,6 +170,7 @@ class ScenarioRun:
                 turns.append((2 * i + 1, "assistant", ex.reply, turn_time(d, thread.day, 2 * i + 1, thread.start_s)))
             self.state.replies[(thread.tenant, thread.id, i)] = ex.reply or ""
         ns = self.state.namespaces[thread.tenant]
+        self.state.will_write(ns)
         for receipt in self.ctx.memory(thread.agent, thread.tenant).replay(thread.id, turns):
             self.state.note_write(thread.id, ns, receipt.id)
 
