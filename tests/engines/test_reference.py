@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from memeval.engines import reference_index
+from memeval.engines import reference_index, reference_search
 from memeval.engines.base import (PROTOCOLS, Belief, BuildsBeliefs, Capability, Engine, Erases, Inspects, MemoryItem,
                                   RecallRequest, capabilities_of)
 from memeval.engines.conformance import CONTRACTS, run_checks
@@ -424,7 +424,7 @@ def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, i
 def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, flush, direct):
     # direct 0: every search prunes with MaxScore; 32768: these small ones score every posting.
     monkeypatch.setattr(reference_index, "FLUSH", flush)
-    monkeypatch.setattr(reference_index, "_DIRECT", direct)
+    monkeypatch.setattr(reference_search, "_DIRECT", direct)
     rng = random.Random(5)
     vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
     for trial in range(30):
@@ -478,7 +478,7 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
 def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
     # Many common terms and a few rare ones, small k: MaxScore leaves common terms out of the
     # candidates, so this is where a wrong bound would drop a true top-k document.
-    monkeypatch.setattr(reference_index, "_DIRECT", 0)
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)
     rng = random.Random(8)
     vocabulary = [f"w{i:02d}x" for i in range(60)]
     weights = [1 / (rank + 1) for rank in range(60)]
