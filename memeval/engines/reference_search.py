@@ -191,12 +191,13 @@ def _probe_size(terms: list[Term], ranked: list[int]) -> int:
 
 def _probe(view: _View, cand: Any, score: Any, others: list[int], k: int) -> float:
     """A lower bound on the k-th best score in the section: the k-th best full score among the
-    :data:`_PROBE_DOCS` documents of ``cand`` with the best partial ``score`` (0 when there
-    are fewer than k), completed with the ``others`` terms."""
+    :data:`_PROBE_DOCS` (at least k) documents of ``cand`` with the best partial ``score`` (0
+    when there are fewer than k), completed with the ``others`` terms."""
     if cand.size < k:
         return 0.0
-    if cand.size > _PROBE_DOCS:
-        best = np.sort(np.argpartition(score, cand.size - _PROBE_DOCS)[cand.size - _PROBE_DOCS :])
+    size = max(_PROBE_DOCS, k)
+    if cand.size > size:
+        best = np.sort(np.argpartition(score, cand.size - size)[cand.size - size :])
         cand, score = cand[best], score[best]
     for i in others:
         score = score + view.lookup(i, cand)
