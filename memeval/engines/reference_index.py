@@ -25,7 +25,7 @@ import numpy as np
 
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
-from memeval.engines.reference_search import B, K1, Term, top_k
+from memeval.engines.reference_search import B, K1, Term, share, top_k
 
 FLUSH = 4096
 _PEAK_SLACK = 0.05
@@ -314,10 +314,9 @@ class LexicalIndex:
             limit, covered, peak = avgdl * (1 + _PEAK_SLACK), 0, 0.0
         if covered < self._count:
             start = int(np.searchsorted(docs, covered))
-            tf = tfs[start:].astype(np.float64)
             norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
-            if tf.size:
-                peak = max(peak, float((tf * (K1 + 1) / (tf + norm)).max()))
+            if norm.size:
+                peak = max(peak, float(share(1.0, tfs[start:], norm).max()))
             self._peaks[tid] = (limit, self._count, peak)
         return peak
 

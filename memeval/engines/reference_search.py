@@ -11,9 +11,11 @@ MaxScore:
 2. the commonest terms whose bounds sum below the floor cannot lift a document without an
    essential (rarer) term into the top k; only documents holding an essential term are
    candidates, and those whose essential share plus the others' bounds stays below the floor
-   are dropped;
-3. the non-essential terms are looked up for the surviving candidates, commonest last, with
-   the floor raised and the candidates pruned again after each.
+   are dropped. The shares are summed by sorting the postings, or, when they are many, in one
+   array over every document, into which non-essential terms are also added while that costs
+   less than looking them up for the candidates;
+3. the non-essential terms left are looked up for the surviving candidates, commonest last,
+   with the floor raised and the candidates pruned again after each.
 
 Floors compare with a relative slack of 1e-9, so that summing shares in another order never
 drops a tie. A section covering most of the tenant filters candidates after scoring rather
@@ -79,6 +81,12 @@ def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> 
     return _finish(view, cand, score, rest, floor, k)
 
 
+def share(idf: float, tfs: Any, norm: Any) -> Any:
+    """BM25's share ``idf · tf (k1 + 1) / (tf + norm)`` of a term for each (tf, norm) pair."""
+    tf = tfs.astype(np.float64)
+    return idf * (K1 + 1) * tf / (tf + norm)
+
+
 def _finish(view: _View, cand: Any, score: Any, rest: list[int], floor: float, k: int) -> list[tuple[int, float]]:
     """The top k from the candidates' scores over the terms but ``rest`` (largest bound
     first), looked up for the candidates that can still reach the floor, raised as it goes."""
@@ -135,8 +143,7 @@ class _View:
             if self.lut is not None and not self.after:
                 inside = np.take(self.lut, np.take(self.node, docs))
                 docs, tfs = np.compress(inside, docs), np.compress(inside, tfs)
-            tf = tfs.astype(np.float64)
-            found = self._postings[i] = (docs, term.idf * (K1 + 1) * tf / (tf + np.take(self.norms, docs)))
+            found = self._postings[i] = (docs, share(term.idf, tfs, np.take(self.norms, docs)))
         return found
 
     def inside(self, cand: Any, score: Any) -> tuple[Any, Any]:
@@ -175,8 +182,8 @@ class _View:
         """Term ``i``'s share for each candidate document (0 where it does not occur)."""
         term = self.terms[i]
         at = np.minimum(np.searchsorted(term.docs, cand), term.docs.size - 1)
-        tf = np.where(np.take(term.docs, at) == cand, np.take(term.tfs, at), 0).astype(np.float64)
-        return term.idf * (K1 + 1) * tf / (tf + np.take(self.norms, cand))
+        tfs = np.where(np.take(term.docs, at) == cand, np.take(term.tfs, at), 0)
+        return share(term.idf, tfs, np.take(self.norms, cand))
 
 
 def _probe_size(terms: list[Term], ranked: list[int]) -> int:
