@@ -204,7 +204,7 @@ class LexicalIndex:
         folder.mkdir(parents=True, exist_ok=True)
         terms = len(self._tid)
         merged = postings.merge(self._segments, terms) if self._segments else postings.build(
-            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), terms, 0)
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), terms, 0, self._node)
         postings.save(merged, folder)
         for name in ("node", "dl", "live"):
             np.save(folder / f"{name}.npy", getattr(self, f"_{name}")[: self._count])
@@ -222,8 +222,8 @@ class LexicalIndex:
         meta = json.loads((folder / "lexical.json").read_text(encoding="utf-8"))
         index = cls()
         index._tid = {term: tid for tid, term in enumerate(meta["terms"])}
-        index._segments = [postings.load(folder, meta["size"])] if meta["count"] else []
         index._node, index._dl, index._live = (np.load(folder / f"{name}.npy") for name in ("node", "dl", "live"))
+        index._segments = [postings.load(folder, meta["size"], index._node)] if meta["count"] else []
         index._count = int(meta["count"])
         index._alive = int(index._live.sum())
         index._total = int(index._dl[index._live].sum())
@@ -269,7 +269,7 @@ class LexicalIndex:
         self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
         self._queued, self._lengths, self._queued_nodes = [], [], []
         terms = len(self._tid)
-        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count)], terms)
+        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count, self._node)], terms)
 
     def _grow(self, size: int) -> None:
         """Make room for ``size`` documents in the per-document arrays (capacity doubles)."""
@@ -294,12 +294,11 @@ class LexicalIndex:
             if tid is None:
                 continue
             parts = [segment.postings(tid) for segment in self._segments]
-            docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
+            docs, tfs, nodes = (np.concatenate(column) if len(parts) > 1 else column[0] for column in zip(*parts))
             if not docs.size:
                 continue
-            tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
+            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs, nodes))
         self._last_plan = (key, plan)
         return plan
 

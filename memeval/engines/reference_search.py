@@ -47,12 +47,14 @@ _FILTER_AFTER = 0.5
 
 class Term(NamedTuple):
     """One query term as a search sees it: idf, an upper bound on its BM25 share in any
-    document, and its postings (documents increasing, term frequencies) over the whole tenant."""
+    document, and its postings (documents increasing, term frequencies, node codes) over the
+    whole tenant."""
 
     idf: float
     bound: float
     docs: Any
     tfs: Any
+    nodes: Any
 
 
 def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> list[tuple[int, float]]:
@@ -141,7 +143,7 @@ class _View:
             term = self.terms[i]
             docs, tfs = term.docs, term.tfs
             if self.lut is not None and not self.after:
-                inside = np.take(self.lut, np.take(self.node, docs))
+                inside = np.take(self.lut, term.nodes)
                 docs, tfs = np.compress(inside, docs), np.compress(inside, tfs)
             found = self._postings[i] = (docs, share(term.idf, tfs, np.take(self.norms, docs)))
         return found
