@@ -25,7 +25,7 @@ import numpy as np
 
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
-from memeval.engines.reference_search import B, K1, Term, share, top_k
+from memeval.engines.reference_search import B, K1, Term, filters_postings, share, top_k
 
 FLUSH = 4096
 _PEAK_SLACK = 0.05
@@ -192,7 +192,8 @@ class LexicalIndex:
         lut = np.zeros(self._width, dtype=bool)
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         inside = int(self._per_node[lut].sum())
-        terms = self._plan(query) if inside else []
+        part = inside < self._alive and filters_postings(inside / self._alive)
+        terms = self._plan(query, part) if inside else []
         if not terms:
             return []
         section = None if inside == self._alive else (self._node, lut)
@@ -204,7 +205,7 @@ class LexicalIndex:
         folder.mkdir(parents=True, exist_ok=True)
         terms = len(self._tid)
         merged = postings.merge(self._segments, terms) if self._segments else postings.build(
-            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), terms, 0, self._node)
+            np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), terms, 0)
         postings.save(merged, folder)
         for name in ("node", "dl", "live"):
             np.save(folder / f"{name}.npy", getattr(self, f"_{name}")[: self._count])
@@ -222,8 +223,8 @@ class LexicalIndex:
         meta = json.loads((folder / "lexical.json").read_text(encoding="utf-8"))
         index = cls()
         index._tid = {term: tid for tid, term in enumerate(meta["terms"])}
+        index._segments = [postings.load(folder, meta["size"])] if meta["count"] else []
         index._node, index._dl, index._live = (np.load(folder / f"{name}.npy") for name in ("node", "dl", "live"))
-        index._segments = [postings.load(folder, meta["size"], index._node)] if meta["count"] else []
         index._count = int(meta["count"])
         index._alive = int(index._live.sum())
         index._total = int(index._dl[index._live].sum())
@@ -269,7 +270,7 @@ class LexicalIndex:
         self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
         self._queued, self._lengths, self._queued_nodes = [], [], []
         terms = len(self._tid)
-        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count, self._node)], terms)
+        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count)], terms)
 
     def _grow(self, size: int) -> None:
         """Make room for ``size`` documents in the per-document arrays (capacity doubles)."""
@@ -282,25 +283,32 @@ class LexicalIndex:
             grown[: self._count] = old[: self._count]
             setattr(self, name, grown)
 
-    def _plan(self, query: Sequence[str]) -> list[Term]:
-        """The query's terms present in the tenant, with their idf, upper bound and postings;
-        the last plan is kept until the next write (a pre-turn asks one query per section)."""
+    def _plan(self, query: Sequence[str], nodes: bool) -> list[Term]:
+        """The query's terms present in the tenant, with their idf, upper bound and postings
+        (and each posting's node code when ``nodes`` is set, gathered once for the sections of
+        one query); the last plan is kept until the next write (a pre-turn asks one query per
+        section)."""
         key = (tuple(query), self._count, self._alive)
         if self._last_plan[0] == key:
-            return self._last_plan[1]
+            plan = self._last_plan[1]
+            if nodes and plan and plan[0].nodes is None:
+                plan = [term._replace(nodes=np.take(self._node, term.docs)) for term in plan]
+                self._last_plan = (key, plan)
+            return plan
         plan = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
             if tid is None:
                 continue
             parts = [segment.postings(tid) for segment in self._segments]
-            docs, tfs, nodes = (np.concatenate(column) if len(parts) > 1 else column[0] for column in zip(*parts))
+            docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
             if not docs.size:
                 continue
+            tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs, nodes))
+            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
         self._last_plan = (key, plan)
-        return plan
+        return self._plan(query, nodes) if nodes else plan
 
     def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
         """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its

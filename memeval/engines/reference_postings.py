@@ -1,9 +1,8 @@
 """Immutable posting segments for the reference engine's lexical index (numpy, CSR by term id).
 
 A segment holds the postings of a run of consecutive documents: for every term id ``t``, the
-documents holding it (increasing), how often, and each document's node code, at
-``docs[starts[t]:starts[t + 1]]``, ``tfs[...]`` and ``nodes[...]`` (so that a search filters
-postings by node without a gather over the whole tenant). Segments cover disjoint, increasing document ranges, so one term's postings over
+documents holding it (increasing) and how often, at ``docs[starts[t]:starts[t + 1]]`` and
+``tfs[...]``. Segments cover disjoint, increasing document ranges, so one term's postings over
 a list of segments, concatenated in order, are sorted by document. Segments are merged in
 tiers of :data:`FANOUT` (a log-structured merge): a tenant of n documents has
 O(FANOUT · log n) segments and each posting is copied O(log n) times, each copy a linear
@@ -30,28 +29,25 @@ class Segment(NamedTuple):
     starts: Any  # int64, shape (terms + 1,)
     docs: Any  # int32
     tfs: Any  # uint16
-    nodes: Any  # int32
     size: int  # documents covered (its tier is how many merges built it)
 
-    def postings(self, tid: int) -> tuple[Any, Any, Any]:
-        """The documents holding term ``tid``, the term's frequency and the node code of each."""
+    def postings(self, tid: int) -> tuple[Any, Any]:
+        """The documents holding term ``tid`` and the term's frequency in each."""
         if tid + 1 >= len(self.starts):
-            return self.docs[:0], self.tfs[:0], self.nodes[:0]
+            return self.docs[:0], self.tfs[:0]
         lo, hi = self.starts[tid], self.starts[tid + 1]
-        return self.docs[lo:hi], self.tfs[lo:hi], self.nodes[lo:hi]
+        return self.docs[lo:hi], self.tfs[lo:hi]
 
 
-def build(tids: Any, docs: Any, terms: int, size: int, node: Any) -> Segment:
-    """A segment from one token per row: ``tids[i]`` occurs in ``docs[i]`` (repeats counted);
-    ``node`` holds every document's node code."""
+def build(tids: Any, docs: Any, terms: int, size: int) -> Segment:
+    """A segment from one token per row: ``tids[i]`` occurs in ``docs[i]`` (repeats counted)."""
     keys = tids.astype(np.int64) << _DOC_BITS | docs.astype(np.int64)
     unique, counts = np.unique(keys, return_counts=True)
     per_term = np.bincount(unique >> _DOC_BITS, minlength=terms)
     starts = np.zeros(terms + 1, dtype=np.int64)
     np.cumsum(per_term, out=starts[1:])
     tfs = np.minimum(counts, np.iinfo(np.uint16).max).astype(np.uint16)
-    held = (unique & 0xFFFFFFFF).astype(np.int32)
-    return Segment(starts, held, tfs, np.take(node, held).astype(np.int32), size)
+    return Segment(starts, (unique & 0xFFFFFFFF).astype(np.int32), tfs, size)
 
 
 def merge(parts: Sequence[Segment], terms: int) -> Segment:
@@ -66,7 +62,6 @@ def merge(parts: Sequence[Segment], terms: int) -> Segment:
     total = int(starts[-1])
     docs = np.empty(total, dtype=np.int32)
     tfs = np.empty(total, dtype=np.uint16)
-    nodes = np.empty(total, dtype=np.int32)
     base = starts[:-1].copy()
     for part, count in zip(parts, counts, strict=True):
         rows = np.repeat(np.arange(terms, dtype=np.int64), count)
@@ -74,9 +69,8 @@ def merge(parts: Sequence[Segment], terms: int) -> Segment:
         target = np.arange(len(part.docs), dtype=np.int64) + shift[rows]
         docs[target] = part.docs
         tfs[target] = part.tfs
-        nodes[target] = part.nodes
         base += count
-    return Segment(starts, docs, tfs, nodes, sum(part.size for part in parts))
+    return Segment(starts, docs, tfs, sum(part.size for part in parts))
 
 
 def compact(segments: list[Segment], terms: int) -> list[Segment]:
@@ -99,23 +93,19 @@ def purge(segment: Segment, live: Any, terms: int) -> Segment:
     count = np.bincount(np.repeat(np.arange(terms), np.diff(_padded(segment.starts, terms))), weights=keep, minlength=terms)
     starts = np.zeros(terms + 1, dtype=np.int64)
     np.cumsum(count.astype(np.int64), out=starts[1:])
-    return Segment(starts, segment.docs[keep], segment.tfs[keep], segment.nodes[keep], segment.size)
+    return Segment(starts, segment.docs[keep], segment.tfs[keep], segment.size)
 
 
 def save(segment: Segment, folder: Path) -> None:
-    """Write ``segment`` as ``starts.npy``, ``docs.npy``, ``tfs.npy`` and ``nodes.npy`` under ``folder``."""
-    for name in ("starts", "docs", "tfs", "nodes"):
+    """Write ``segment`` as ``starts.npy``, ``docs.npy`` and ``tfs.npy`` under ``folder``."""
+    for name in ("starts", "docs", "tfs"):
         np.save(folder / f"{name}.npy", getattr(segment, name))
 
 
-def load(folder: Path, size: int, node: Any) -> Segment:
-    """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used);
-    a folder written before segments held node codes gets them from ``node``, every
-    document's node code."""
-    starts, docs, tfs = (np.load(folder / f"{name}.npy", mmap_mode="r") for name in ("starts", "docs", "tfs"))
-    held = folder / "nodes.npy"
-    nodes = np.load(held, mmap_mode="r") if held.exists() else np.take(node, docs).astype(np.int32)
-    return Segment(starts, docs, tfs, nodes, size)
+def load(folder: Path, size: int) -> Segment:
+    """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used)."""
+    arrays = [np.load(folder / f"{name}.npy", mmap_mode="r") for name in ("starts", "docs", "tfs")]
+    return Segment(arrays[0], arrays[1], arrays[2], size)
 
 
 def _padded(starts: Any, terms: int) -> Any:

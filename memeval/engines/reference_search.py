@@ -47,14 +47,14 @@ _FILTER_AFTER = 0.5
 
 class Term(NamedTuple):
     """One query term as a search sees it: idf, an upper bound on its BM25 share in any
-    document, and its postings (documents increasing, term frequencies, node codes) over the
-    whole tenant."""
+    document, and its postings (documents increasing, term frequencies) over the whole tenant;
+    ``nodes`` (each posting's node code) is needed only by a section that filters postings."""
 
     idf: float
     bound: float
     docs: Any
     tfs: Any
-    nodes: Any
+    nodes: Any = None
 
 
 def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> list[tuple[int, float]]:
@@ -63,6 +63,7 @@ def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> 
     ``norms`` holds every document's BM25 length normalisation; ``section`` is None (every
     document) or a pair: every document's node code and a boolean per node code, True for the
     section's nodes; ``share`` is the share of the tenant's live documents the section holds.
+    The terms need their ``nodes`` when :func:`filters_postings` says so.
     """
     view = _View(terms, norms, section, share)
     if sum(term.docs.size for term in terms) <= _DIRECT:
@@ -125,6 +126,12 @@ def _dense(view: _View, cand: Any, score: Any, essential: list[int], rest: list[
     return (*view.inside(cand, np.take(acc, cand)), rest)
 
 
+def filters_postings(share: float) -> bool:
+    """Whether a section holding ``share`` (below 1) of the tenant filters each term's postings
+    by node before scoring (rather than the candidates after)."""
+    return share < _FILTER_AFTER
+
+
 class _View:
     """One search's terms inside its section: each term's section postings and their BM25
     shares, computed once and shared by the probe and the essential pass."""
@@ -133,7 +140,7 @@ class _View:
         self.terms, self.norms, self.share = terms, norms, share
         self.node: Any = None if section is None else section[0]
         self.lut: Any = None if section is None else section[1]
-        self.after = section is not None and share >= _FILTER_AFTER
+        self.after = section is not None and not filters_postings(share)
         self._postings: dict[int, tuple[Any, Any]] = {}
 
     def postings(self, i: int) -> tuple[Any, Any]:

@@ -160,14 +160,3 @@ def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
     assert index.search(["alpha"], [1], 5) == []
     assert index.search(["alpha"], [2], 5) == []
     assert [doc for doc, _ in index.search(["alpha", "gamma"], [1], 3)] == [50, 51, 52]
-
-
-def test_an_index_saved_before_segments_held_node_codes_reopens_with_the_same_answers(tmp_path):
-    index = LexicalIndex()
-    index.add_many(0, [0, 1, 0, 2], ["alpha beta", "alpha", "beta gamma alpha", "alpha alpha"])
-    index.save(tmp_path)
-    want = [index.search(["alpha", "beta"], section, 3) for section in ([0], [1, 2], [0, 1, 2])]
-    (tmp_path / "nodes.npy").unlink()
-    opened = LexicalIndex.load(tmp_path)
-    assert [opened.search(["alpha", "beta"], section, 3) for section in ([0], [1, 2], [0, 1, 2])] == want
-    assert want[1] == [(3, pytest.approx(want[1][0][1])), (1, pytest.approx(want[1][1][1]))]
