@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from memeval.engines.base import MemoryItem
-from memeval.engines.reference_index import B, K1, LexicalIndex, analyze
+from memeval.engines.reference_index import LexicalIndex, analyze
+from memeval.engines.reference_search import B, K1
 
 TOP = 10
 

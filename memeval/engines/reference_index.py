@@ -6,11 +6,9 @@ same ranking as an exhaustive scorer: the top k is exact by construction, not ap
 
 Postings live in immutable numpy segments (:mod:`memeval.engines.reference_postings`); writes
 queue their term ids and become a segment at the next search, or every 4,096 documents, so a
-write is visible to the next search. A search prunes with MaxScore: a lower bound on the k-th
-best score (from the documents of the rarest terms) marks the commonest terms whose summed
-upper bounds stay below it as non-essential; only documents holding an essential term are
-candidates, and the non-essential terms are looked up for the candidates that can still reach
-the top k. The node filter is applied to the candidates inside the search.
+write is visible to the next search. A search hands the query's postings, each term's idf and
+bound, and the section's nodes to :func:`memeval.engines.reference_search.top_k`, which prunes
+with MaxScore and returns what scoring every posting would.
 """
 
 from __future__ import annotations
@@ -27,17 +25,9 @@ import numpy as np
 
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
+from memeval.engines.reference_search import B, K1, Term, filters_postings, share, top_k
 
-K1 = 1.2
-B = 0.75
 FLUSH = 4096
-# A search whose candidates exceed this share of the tenant accumulates into one dense array.
-_DENSE_SHARE = 8
-# Documents of the rarest terms scored in full to bound the k-th best score from below.
-_PROBE = 1024
-_SLACK = 1e-9
-# Below this many postings a search scores every one of them (pruning would cost more).
-_DIRECT = 32768
 _PEAK_SLACK = 0.05
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_PUNCTUATION = string.punctuation + "".join(map(chr, range(32)))
@@ -146,7 +136,8 @@ class LexicalIndex:
         self._alive = 0
         self._total = 0
         self._width = 0
-        self._last_plan: tuple[tuple[object, ...], list[_Term]] = ((), [])
+        self._per_node = np.zeros(0, dtype=np.int64)
+        self._last_plan: tuple[tuple[object, ...], list[Term]] = ((), [])
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
 
@@ -183,6 +174,7 @@ class LexicalIndex:
         if not gone.size:
             return
         self._live[gone] = False
+        self._per_node -= np.bincount(self._node[gone], minlength=self._width)
         self._alive -= int(gone.size)
         self._total -= int(self._dl[gone].sum())
         terms = len(self._tid)
@@ -199,20 +191,13 @@ class LexicalIndex:
             return []
         lut = np.zeros(self._width, dtype=bool)
         lut[[n for n in nodes if 0 <= n < self._width]] = True
-        if not lut.any():
-            return []
-        terms = self._plan(query)
+        inside = int(self._per_node[lut].sum())
+        part = inside < self._alive and filters_postings(inside / self._alive)
+        terms = self._plan(query, part) if inside else []
         if not terms:
             return []
-        inside = None if lut.all() else lut
-        if sum(term.docs.size for term in terms) <= _DIRECT:
-            return _top(*self._shares(terms, inside), k)
-        floor = self._probe(terms, inside, k)
-        cand, score, rest = self._essential(terms, inside, floor, k)
-        norm = self._norm(cand)
-        for term in rest:
-            score += self._lookup(term, cand, norm)
-        return _top(cand, score, k)
+        section = None if inside == self._alive else (self._node, lut)
+        return top_k(terms, self._norms_now(), section, inside / self._alive, k)
 
     def save(self, folder: Path) -> None:
         """Write the index under ``folder`` (created if missing); :meth:`load` reads it back."""
@@ -244,6 +229,7 @@ class LexicalIndex:
         index._alive = int(index._live.sum())
         index._total = int(index._dl[index._live].sum())
         index._width = int(index._node.max()) + 1 if index._count else 0
+        index._per_node = np.bincount(index._node[index._live], minlength=index._width)
         return index
 
     def _ids_of(self, words: list[str]) -> list[int]:
@@ -278,6 +264,9 @@ class LexicalIndex:
         self._dl[first:end] = dl
         self._live[first:end] = True
         self._width = max(self._width, max(self._queued_nodes) + 1)
+        per_node = np.bincount(self._queued_nodes, minlength=self._width)
+        per_node[: self._per_node.size] += self._per_node
+        self._per_node = per_node
         self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
         self._queued, self._lengths, self._queued_nodes = [], [], []
         terms = len(self._tid)
@@ -294,12 +283,18 @@ class LexicalIndex:
             grown[: self._count] = old[: self._count]
             setattr(self, name, grown)
 
-    def _plan(self, query: Sequence[str]) -> list[_Term]:
-        """The query's terms present in the tenant, with their idf, upper bound and postings;
-        the last plan is kept until the next write (a pre-turn asks one query per section)."""
+    def _plan(self, query: Sequence[str], nodes: bool) -> list[Term]:
+        """The query's terms present in the tenant, with their idf, upper bound and postings
+        (and each posting's node code when ``nodes`` is set, gathered once for the sections of
+        one query); the last plan is kept until the next write (a pre-turn asks one query per
+        section)."""
         key = (tuple(query), self._count, self._alive)
         if self._last_plan[0] == key:
-            return self._last_plan[1]
+            plan = self._last_plan[1]
+            if nodes and plan and plan[0].nodes is None:
+                plan = [term._replace(nodes=np.take(self._node, term.docs)) for term in plan]
+                self._last_plan = (key, plan)
+            return plan
         plan = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
@@ -311,9 +306,9 @@ class LexicalIndex:
                 continue
             tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(_Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
+            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
         self._last_plan = (key, plan)
-        return plan
+        return self._plan(query, nodes) if nodes else plan
 
     def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
         """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its
@@ -326,96 +321,19 @@ class LexicalIndex:
             limit, covered, peak = avgdl * (1 + _PEAK_SLACK), 0, 0.0
         if covered < self._count:
             start = int(np.searchsorted(docs, covered))
-            tf = tfs[start:].astype(np.float64)
             norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
-            if tf.size:
-                peak = max(peak, float((tf * (K1 + 1) / (tf + norm)).max()))
+            if norm.size:
+                peak = max(peak, float(share(1.0, tfs[start:], norm).max()))
             self._peaks[tid] = (limit, self._count, peak)
         return peak
 
-    def _norm(self, docs: Any) -> Any:
-        """BM25's length normalisation ``k1 (1 - b + b dl / avgdl)`` of each of ``docs``, from a
-        per-document table rebuilt after writes (one pass over the tenant, shared by searches)."""
+    def _norms_now(self) -> Any:
+        """BM25's length normalisation ``k1 (1 - b + b dl / avgdl)`` of every document, rebuilt
+        after writes (one pass over the tenant, shared by searches)."""
         key = (self._count, self._alive, self._total)
         if self._norms[0] != key:
             dl = self._dl[: self._count].astype(np.float64)
             self._norms = (key, K1 * (1 - B) + (K1 * B / (self._total / self._alive)) * dl)
-        return self._norms[1][docs]
-
-    @staticmethod
-    def _lookup(term: _Term, cand: Any, norm: Any) -> Any:
-        """``term``'s BM25 share for each candidate document (0 where it does not occur), given
-        the candidates' :meth:`_norm`."""
-        at = np.minimum(np.searchsorted(term.docs, cand), term.docs.size - 1)
-        tf = np.where(term.docs[at] == cand, term.tfs[at], 0).astype(np.float64)
-        return term.idf * tf * (K1 + 1) / (tf + norm)
-
-    def _probe(self, terms: list[_Term], lut: Any, k: int) -> float:
-        """A lower bound on the k-th best score in the section: the k-th best full score among
-        up to :data:`_PROBE` documents of the rarest terms (0 when they hold fewer than k)."""
-        found, size = [], 0
-        for term in sorted(terms, key=lambda t: -t.bound):
-            docs = self._section(term, lut)[0]
-            found.append(docs)
-            size += docs.size
-            if size >= k:
-                break
-        cand = np.unique(np.concatenate(found))[:_PROBE]
-        if cand.size < k:
-            return 0.0
-        norm = self._norm(cand)
-        score = sum((self._lookup(term, cand, norm) for term in terms), np.zeros(cand.size))
-        return float(np.partition(score, cand.size - k)[cand.size - k])
-
-    def _shares(self, terms: list[_Term], lut: Any) -> tuple[Any, Any]:
-        """Every document of ``terms`` in the section (increasing) and the sum of their shares."""
-        sections = [self._section(term, lut) for term in terms]
-        docs = np.concatenate([d for d, _ in sections])
-        tf = np.concatenate([t for _, t in sections]).astype(np.float64)
-        idf = np.repeat([t.idf for t in terms], [d.size for d, _ in sections])
-        weight = idf * tf * (K1 + 1) / (tf + self._norm(docs))
-        if docs.size * _DENSE_SHARE <= self._count:
-            cand, inverse = np.unique(docs, return_inverse=True)
-            return cand, np.bincount(inverse, weights=weight)
-        dense = np.bincount(docs, weights=weight, minlength=self._count)
-        cand = np.flatnonzero(dense)
-        return cand, dense[cand]
-
-    def _essential(self, terms: list[_Term], lut: Any, floor: float, k: int) -> tuple[Any, Any, list[_Term]]:
-        """Candidates (documents of the essential terms that can still reach the top k), their
-        essential terms' share, and the non-essential terms still to be looked up."""
-        ordered = sorted(terms, key=lambda t: t.bound)
-        bounds = np.cumsum([t.bound for t in ordered])
-        split = int(np.searchsorted(bounds, floor * (1 - _SLACK), side="left"))
-        rest, essential = ordered[:split], ordered[split:]
-        cand, score = self._shares(essential, lut)
-        if cand.size > k:
-            floor = max(floor, float(np.partition(score, cand.size - k)[cand.size - k]))
-        keep = score + float(bounds[split - 1] if split else 0.0) >= floor * (1 - _SLACK)
-        return cand[keep], score[keep], rest
-
-    def _section(self, term: _Term, lut: Any) -> tuple[Any, Any]:
-        """``term``'s postings inside the nodes where ``lut`` is set (all of them if it is None)."""
-        if lut is None:
-            return term.docs, term.tfs
-        inside = lut[self._node[term.docs]]
-        return term.docs[inside], term.tfs[inside]
+        return self._norms[1]
 
 
-class _Term(NamedTuple):
-    """One query term as a search plans it: idf, an upper bound on its BM25 share in any
-    document, and its postings over the whole tenant."""
-
-    idf: float
-    bound: float
-    docs: Any
-    tfs: Any
-
-
-def _top(cand: Any, score: Any, k: int) -> list[tuple[int, float]]:
-    """The ``k`` best ``(doc, score)`` pairs, best first, equal scores oldest first."""
-    if cand.size > k:
-        keep = score >= np.partition(score, cand.size - k)[cand.size - k]
-        cand, score = cand[keep], score[keep]
-    order = np.lexsort((cand, -score))[:k]
-    return [(int(doc), float(value)) for doc, value in zip(cand[order], score[order], strict=True)]

@@ -8,12 +8,11 @@ import random
 
 import pytest
 
-from memeval.engines import reference_index
 from memeval.engines.base import (PROTOCOLS, Belief, BuildsBeliefs, Capability, Engine, Erases, Inspects, MemoryItem,
                                   RecallRequest, capabilities_of)
 from memeval.engines.conformance import CONTRACTS, run_checks
 from memeval.engines.reference import create
-from memeval.engines.reference_index import LexicalIndex, analyze
+from memeval.engines.reference_index import analyze
 from memeval.errors import EngineError, UsageError
 
 T = "tenant-1"
@@ -337,25 +336,6 @@ def test_build_beliefs_one_per_document_and_thread_never_duplicated():
     assert beliefs[2] == Belief("th", "states", "First question here!", "supported", 0.5)
 
 
-def test_lexical_index_matches_textbook_bm25():
-    docs = ["apple banana apple", "banana cherry", "cherry date elder fig", "apple"]
-    index = LexicalIndex()
-    for doc, text in enumerate(docs):
-        index.add(doc, 0, text)
-    query = analyze("apple cherry")
-    got = dict(index.search(query, [0], 10))
-    terms = [analyze(t) for t in docs]
-    avgdl = sum(map(len, terms)) / len(terms)
-    for doc, words in enumerate(terms):
-        want = 0.0
-        for term in set(query):
-            df = sum(term in t for t in terms)
-            tf = words.count(term)
-            idf = math.log(1 + (len(terms) - df + 0.5) / (df + 0.5))
-            want += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl)) if tf else 0.0
-        assert got.get(doc, 0.0) == pytest.approx(want, rel=1e-12)
-
-
 def test_a_rare_match_outranks_many_common_ones():
     engine = create({"embedder": "none"})
     for i in range(200):
@@ -413,51 +393,6 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     assert recall(engine, "zebras")[0] == "apples are red"
 
 
-def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, int], query: list[str]) -> dict:
-    """Textbook BM25 over the live ``docs``, restricted to documents whose node is in ``section``."""
-    avgdl = sum(map(len, docs.values())) / len(docs)
-    dfs = {term: sum(term in other for other in docs.values()) for term in set(query)}
-    scores = {}
-    for doc, words in docs.items():
-        if nodes[doc] not in section:
-            continue
-        score = 0.0
-        for term in set(query):
-            tf = words.count(term)
-            df = dfs[term]
-            if tf:
-                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
-                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl))
-        if score:
-            scores[doc] = score
-    return scores
-
-
-@pytest.mark.parametrize(("flush", "direct"), [(1, 0), (7, 0), (4096, 0), (4096, 32768)])
-def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, flush, direct):
-    # direct 0: every search prunes with MaxScore; 32768: these small ones score every posting.
-    monkeypatch.setattr(reference_index, "FLUSH", flush)
-    monkeypatch.setattr(reference_index, "_DIRECT", direct)
-    rng = random.Random(5)
-    vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
-    for trial in range(30):
-        index, docs, nodes = LexicalIndex(), {}, {}
-        for doc in range(rng.randint(1, 60)):
-            words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
-            docs[doc], nodes[doc] = words, rng.randrange(4)
-            index.add(doc, nodes[doc], " ".join(words))
-        gone = set(rng.sample(sorted(docs), rng.randint(0, len(docs) // 2)))
-        index.remove({doc: nodes[doc] for doc in gone})
-        live = {doc: words for doc, words in docs.items() if doc not in gone}
-        query = rng.sample(vocabulary, 3)
-        section = set(rng.sample(range(4), rng.randint(1, 4)))
-        k = rng.choice([1, 2, 5, 100])
-        got = index.search(query, section, k)
-        want = brute_bm25(live, section, nodes, query) if live else {}
-        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-round(want[doc], 6), doc))[:k], trial
-        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
-
-
 def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals(monkeypatch):
     numpy = pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
     from memeval.engines import embedders
@@ -486,28 +421,3 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
             want = [d for d in range(count) if nodes[d] in section and d not in gone and sims[d] >= index._floor]
             want = sorted(want, key=lambda d: (-sims[d], d))[:k]
             assert [doc for doc, _ in index.search(f"q-{1000 + trial}", section, k)] == want, (trial, section)
-
-
-def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
-    # Many common terms and a few rare ones, small k: MaxScore leaves common terms out of the
-    # candidates, so this is where a wrong bound would drop a true top-k document.
-    monkeypatch.setattr(reference_index, "_DIRECT", 0)
-    rng = random.Random(8)
-    vocabulary = [f"w{i:02d}x" for i in range(60)]
-    weights = [1 / (rank + 1) for rank in range(60)]
-    index, docs, nodes = LexicalIndex(), {}, {}
-    for doc in range(3000):
-        docs[doc] = rng.choices(vocabulary, weights, k=rng.randint(1, 14))
-        nodes[doc] = rng.randrange(5)
-    for start in range(0, 3000, 500):
-        index.add_many(start, [nodes[d] for d in range(start, start + 500)],
-                       [" ".join(docs[d]) for d in range(start, start + 500)])
-    for trial in range(40):
-        query = rng.choices(vocabulary, weights, k=rng.randint(1, 8))
-        section = set(rng.sample(range(5), rng.randint(1, 5)))
-        k = rng.choice([1, 3, 10, 24])
-        want = brute_bm25(docs, section, nodes, query)
-        ranked = sorted(want, key=lambda doc: (-want[doc], doc))
-        got = index.search(query, section, k)
-        assert [doc for doc, _ in got] == ranked[:k], trial
-        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)

@@ -1,0 +1,162 @@
+"""The reference engine's lexical index returns exactly the BM25 top k of an exhaustive scorer,
+whichever pruning path a search takes (tests/engines/test_reference.py covers the engine)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from memeval.engines import reference_index, reference_search
+from memeval.engines.reference_index import LexicalIndex, analyze
+
+
+def test_lexical_index_matches_textbook_bm25():
+    docs = ["apple banana apple", "banana cherry", "cherry date elder fig", "apple"]
+    index = LexicalIndex()
+    for doc, text in enumerate(docs):
+        index.add(doc, 0, text)
+    query = analyze("apple cherry")
+    got = dict(index.search(query, [0], 10))
+    terms = [analyze(t) for t in docs]
+    avgdl = sum(map(len, terms)) / len(terms)
+    for doc, words in enumerate(terms):
+        want = 0.0
+        for term in set(query):
+            df = sum(term in t for t in terms)
+            tf = words.count(term)
+            idf = math.log(1 + (len(terms) - df + 0.5) / (df + 0.5))
+            want += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl)) if tf else 0.0
+        assert got.get(doc, 0.0) == pytest.approx(want, rel=1e-12)
+
+
+def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, int], query: list[str]) -> dict:
+    """Textbook BM25 over the live ``docs``, restricted to documents whose node is in ``section``."""
+    avgdl = sum(map(len, docs.values())) / len(docs)
+    dfs = {term: sum(term in other for other in docs.values()) for term in set(query)}
+    scores = {}
+    for doc, words in docs.items():
+        if nodes[doc] not in section:
+            continue
+        score = 0.0
+        for term in set(query):
+            tf = words.count(term)
+            df = dfs[term]
+            if tf:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(words) / avgdl))
+        if score:
+            scores[doc] = score
+    return scores
+
+
+@pytest.mark.parametrize(("flush", "direct"), [(1, 0), (7, 0), (4096, 0), (4096, 32768)])
+def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, flush, direct):
+    # direct 0: every search prunes with MaxScore; 32768: these small ones score every posting.
+    monkeypatch.setattr(reference_index, "FLUSH", flush)
+    monkeypatch.setattr(reference_search, "_DIRECT", direct)
+    rng = random.Random(5)
+    vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    for trial in range(30):
+        index, docs, nodes = LexicalIndex(), {}, {}
+        for doc in range(rng.randint(1, 60)):
+            words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
+            docs[doc], nodes[doc] = words, rng.randrange(4)
+            index.add(doc, nodes[doc], " ".join(words))
+        gone = set(rng.sample(sorted(docs), rng.randint(0, len(docs) // 2)))
+        index.remove({doc: nodes[doc] for doc in gone})
+        live = {doc: words for doc, words in docs.items() if doc not in gone}
+        query = rng.sample(vocabulary, 3)
+        section = set(rng.sample(range(4), rng.randint(1, 4)))
+        k = rng.choice([1, 2, 5, 100])
+        got = index.search(query, section, k)
+        want = brute_bm25(live, section, nodes, query) if live else {}
+        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-round(want[doc], 6), doc))[:k], trial
+        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
+
+
+def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
+    # Many common terms and a few rare ones, small k: MaxScore leaves common terms out of the
+    # candidates, so this is where a wrong bound would drop a true top-k document.
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)
+    rng = random.Random(8)
+    vocabulary = [f"w{i:02d}x" for i in range(60)]
+    weights = [1 / (rank + 1) for rank in range(60)]
+    index, docs, nodes = LexicalIndex(), {}, {}
+    for doc in range(3000):
+        docs[doc] = rng.choices(vocabulary, weights, k=rng.randint(1, 14))
+        nodes[doc] = rng.randrange(5)
+    for start in range(0, 3000, 500):
+        index.add_many(start, [nodes[d] for d in range(start, start + 500)],
+                       [" ".join(docs[d]) for d in range(start, start + 500)])
+    for trial in range(40):
+        query = rng.choices(vocabulary, weights, k=rng.randint(1, 8))
+        section = set(rng.sample(range(5), rng.randint(1, 5)))
+        k = rng.choice([1, 3, 10, 24])
+        want = brute_bm25(docs, section, nodes, query)
+        ranked = sorted(want, key=lambda doc: (-want[doc], doc))
+        got = index.search(query, section, k)
+        assert [doc for doc, _ in got] == ranked[:k], trial
+        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
+
+
+# Each pruning path of reference_search forced on by its knobs; every search prunes (_DIRECT 0) and
+# its probe reads a few hundred postings (the default reads all of these small corpora's).
+PATHS = {
+    "sparse sums": {"_DENSE_SHARE": 0},
+    "dense, every non-essential term added": {"_DENSE_SHARE": 10**9, "_LOOKUP": 10**9},
+    "dense, every non-essential term looked up": {"_DENSE_SHARE": 10**9, "_LOOKUP": 0},
+    "postings filtered before scoring": {"_FILTER_AFTER": 2.0},
+    "candidates filtered after scoring": {"_FILTER_AFTER": 0.0},
+    "probe of one term and k documents": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1},
+    "probe of every term": {"_PROBE_POSTINGS": 10**9},
+    "tiny probe, sparse, filtered after": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1, "_DENSE_SHARE": 0,
+                                           "_FILTER_AFTER": 0.0},
+}
+
+
+def skewed_words(rng: random.Random) -> list[str]:
+    """One document: Zipf-like words over 60, and one word ("everyx") in nine documents of ten."""
+    vocabulary = [f"w{i:02d}x" for i in range(60)]
+    words = rng.choices(vocabulary, [1 / (rank + 1) for rank in range(60)], k=rng.randint(1, 14))
+    return words + ["everyx"] * (rng.random() < 0.9) * rng.randint(1, 3)
+
+
+@pytest.mark.parametrize("path", sorted(PATHS))
+def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkeypatch, path):
+    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, **PATHS[path]}.items():
+        monkeypatch.setattr(reference_search, name, value)
+    rng = random.Random(11)
+    index, docs, nodes = LexicalIndex(), {}, {}
+    # Queries lean to the common words, whose small bounds make them non-essential.
+    vocabulary = [f"w{i:02d}x" for i in range(60)] + ["everyx", "absentx"]
+    weights = [1 / (rank + 1) for rank in range(60)] + [1.0, 0.1]
+    for trial in range(36):
+        if trial % 6 == 0:  # writes and removals between searches: N, df and avgdl all move
+            start = len(nodes)
+            batch = [skewed_words(rng) for _ in range(400)]
+            codes = rng.choices(range(5), [60, 30, 5, 4, 1], k=len(batch))
+            index.add_many(start, codes, [" ".join(words) for words in batch])
+            docs.update(enumerate(batch, start))
+            nodes.update(enumerate(codes, start))
+            gone = set(rng.sample(sorted(docs), len(docs) // 20))
+            index.remove(gone)
+            docs = {doc: words for doc, words in docs.items() if doc not in gone}
+        size = rng.choice([1, 2, 8, 25])
+        query = rng.choices(vocabulary, weights, k=size)
+        section = set(rng.sample(range(5), rng.randint(1, 5)))
+        k = rng.choice([1, 3, 24, 100])
+        want = brute_bm25(docs, section, nodes, query)
+        got = index.search(query, section, k)
+        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:k], (trial, query)
+        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
+
+
+def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)
+    index = LexicalIndex()
+    index.add_many(0, [0] * 50 + [1] * 50, ["alpha beta"] * 50 + ["gamma"] * 50)
+    assert index.search(["alpha"], [1], 5) == []
+    assert index.search(["alpha"], [2], 5) == []
+    assert [doc for doc, _ in index.search(["alpha", "gamma"], [1], 3)] == [50, 51, 52]
