@@ -63,18 +63,27 @@ _GRAM = 3
 FUZZY = 0.67
 # Queries whose shares a tenant keeps (a pack's four sections ask one; a few spare).
 QUERIES = 4
+# Flattened texts a tenant keeps (about 200 bytes each).
+FLATS = 65_536
 
 
 class Texts:
-    """A tenant's document texts, flattened on demand, and the queries recently asked of them."""
+    """A tenant's document texts, flattened on demand (the latest :data:`FLATS` kept: a
+    document often returns in the next question's pool), and the queries recently asked of them."""
 
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
+        self._flats: dict[int, str] = {}
         self._queries: dict[str, Query] = {}
 
     def flat(self, doc: int) -> str:
         """``doc``'s text lower-cased, punctuation as spaces, padded with a space each side."""
-        return f" {flatten(self._text_of(doc))} "
+        flat = self._flats.get(doc)
+        if flat is None:
+            if len(self._flats) >= FLATS:
+                self._flats.clear()
+            flat = self._flats[doc] = f" {flatten(self._text_of(doc))} "
+        return flat
 
     def raw(self, doc: int) -> str:
         """``doc``'s text as stored (title and body)."""
@@ -97,7 +106,9 @@ class Texts:
         return asked
 
     def forget(self) -> None:
-        """Drop the measured shares: a document's text changed (a removed one reads as empty)."""
+        """Drop the flattened texts and the measured shares: a document's text changed (a
+        removed one reads as empty)."""
+        self._flats.clear()
         self._queries.clear()
 
 
@@ -229,7 +240,8 @@ def fuse(asked: Query, found: Candidates, texts: Texts,
     for doc in found.pool():
         words, grams = asked.shares(doc, texts)
         scores[doc] = W_WORDS * words + W_GRAMS * grams
-        best_words = max(best_words, words)
+        if words > best_words:
+            best_words = words
     # BM25 counts as much as the best candidate holds of the question.
     _add(scores, dict(found.lexical), W_BM25 * best_words)
     _add(scores, _shifted(found.dense), W_DENSE)

@@ -47,7 +47,7 @@ def test_the_sections_of_one_pack_measure_each_candidate_once(monkeypatch):
     assert len(measured) == len(set(measured)) == 12
 
 
-def test_forget_drops_the_measured_shares_and_a_replay_keeps_them():
+def test_forget_drops_the_flattened_texts_and_measured_shares_and_a_replay_keeps_them():
     engine = create({"embedder": "none"})
     engine.write_many([turn(i, f"Standup moves to room {i}.") for i in range(3)])
     question = "where does standup move?"
@@ -56,8 +56,11 @@ def test_forget_drops_the_measured_shares_and_a_replay_keeps_them():
     asked = store.texts.query(question)
     engine.write(turn(0, "Standup moves to room 0."))  # a replay: stores nothing
     assert store.texts.query(question) is asked
+    gone = store._ids[first[0].item.id]
+    assert store.texts.flat(gone) == " standup moves to room 2  "
     engine.forget(T, (first[0].item.id,))
     assert store.texts.query(question) is not asked
+    assert store.texts.flat(gone) == "  "
     after = engine.recall(RecallRequest(T, ("agent:",), question, 3))
     assert [h.item.id for h in after] == [h.item.id for h in first[1:]]
 
