@@ -29,10 +29,11 @@ among the contenders (candidates within half the best score; at most :data:`RECE
 best score), so that among candidates matching about equally the newer one comes first. Then
 a candidate that a newer near-duplicate supersedes goes after the rest
 (:func:`demote_superseded`). The text signals are substring tests on the flattened text, about
-ten microseconds a candidate, so nothing per document is precomputed; they are measured once
-per question and candidate (:meth:`Query.shares`): a recall's two passes and the recalls of one
-pack, which asks its question once per section, share one :class:`Query`
-(:meth:`Texts.query`) until an item is forgotten.
+ten microseconds a candidate, so nothing is computed at write time (the flattened texts of
+recent candidates are kept, :class:`Texts`); they are measured once per question and candidate
+(:meth:`Query.shares`): a recall's two passes and the recalls of one pack, which asks its
+question once per section, share one :class:`Query` (:meth:`Texts.query`) until an item is
+forgotten.
 """
 
 from __future__ import annotations
