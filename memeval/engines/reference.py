@@ -50,7 +50,7 @@ from memeval.engines.base import (
 from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.reference_disk import folder_of, open_tenants, save_tenants
 from memeval.engines.reference_index import LexicalIndex, analyze
-from memeval.engines.reference_rank import Candidates, Query, feedback_terms, fuse, rank
+from memeval.engines.reference_rank import Candidates, feedback_terms, fuse, rank
 from memeval.engines.reference_store import TenantStore, cursor_key, is_dated
 from memeval.errors import EngineError, UsageError
 from memeval.suggest import did_you_mean
@@ -173,7 +173,7 @@ class ReferenceEngine:
             found = _candidates(store, request.query, terms, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
-            asked, thread_of = Query(request.query), _thread_of(store)
+            asked, thread_of = store.texts.query(request.query), _thread_of(store)
             scores = fuse(asked, found, store.texts, thread_of)
             if scores and asked.held(scores, store.texts) < FEEDBACK_BELOW:
                 best = min(scores, key=lambda doc: (-scores[doc], doc))

@@ -28,9 +28,12 @@ recency key per document comes a bounded bonus in proportion to a candidate's re
 among the contenders (candidates within half the best score; at most :data:`RECENCY` of the
 best score), so that among candidates matching about equally the newer one comes first. Then
 a candidate that a newer near-duplicate supersedes goes after the rest
-(:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
-microseconds a candidate, measured once per recall (:meth:`Query.shares`), so nothing per
-document is precomputed.
+(:func:`demote_superseded`). The text signals are substring tests on the flattened text, about
+ten microseconds a candidate, so nothing is computed at write time (the flattened texts of
+recent candidates are kept, :class:`Texts`); they are measured once per question and candidate
+(:meth:`Query.shares`): a recall's two passes and the recalls of one pack, which asks its
+question once per section, share one :class:`Query` (:meth:`Texts.query`) until an item is
+forgotten.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress
+from operator import itemgetter
 
 from memeval.engines.reference_index import STOPWORDS, analyze, flatten, stem
 from memeval.engines.supersede import Shape, asked_words, replaces, shape
@@ -58,17 +62,29 @@ CONTENDER_SHARE = 0.5
 SUPERSEDE_SHARE = 0.7
 _GRAM = 3
 FUZZY = 0.67
+# Queries whose shares a tenant keeps (a pack's four sections ask one; a few spare).
+QUERIES = 4
+# Flattened texts a tenant keeps (about 200 bytes each).
+FLATS = 65_536
 
 
 class Texts:
-    """A tenant's document texts, flattened on demand."""
+    """A tenant's document texts, flattened on demand (the latest :data:`FLATS` kept: a
+    document often returns in the next question's pool), and the queries recently asked of them."""
 
     def __init__(self, text_of: Callable[[int], str]) -> None:
         self._text_of = text_of
+        self._flats: dict[int, str] = {}
+        self._queries: dict[str, Query] = {}
 
     def flat(self, doc: int) -> str:
         """``doc``'s text lower-cased, punctuation as spaces, padded with a space each side."""
-        return f" {flatten(self._text_of(doc))} "
+        flat = self._flats.get(doc)
+        if flat is None:
+            if len(self._flats) >= FLATS:
+                self._flats.clear()
+            flat = self._flats[doc] = f" {flatten(self._text_of(doc))} "
+        return flat
 
     def raw(self, doc: int) -> str:
         """``doc``'s text as stored (title and body)."""
@@ -78,10 +94,29 @@ class Texts:
         """``doc``'s :func:`memeval.engines.supersede.shape` (cached there)."""
         return shape(self._text_of(doc))
 
+    def query(self, text: str) -> Query:
+        """The :class:`Query` for ``text``, holding the shares that the recalls of the same text
+        since the last :meth:`forget` measured (a pack asks its question once per section); the
+        :data:`QUERIES` most recent texts are kept."""
+        asked = self._queries.pop(text, None)
+        if asked is None:
+            asked = Query(text)
+            if len(self._queries) >= QUERIES:
+                del self._queries[next(iter(self._queries))]
+        self._queries[text] = asked
+        return asked
+
+    def forget(self) -> None:
+        """Drop the flattened texts and the measured shares: a document's text changed (a
+        removed one reads as empty)."""
+        self._flats.clear()
+        self._queries.clear()
+
 
 class Query:
     """A query's probes for the text signals: ``(needle, weight)`` words and trigrams, and the
-    shares already measured per document (one recall's two passes measure each candidate once)."""
+    shares already measured per document (one recall's two passes, and the recalls of one pack
+    through :meth:`Texts.query`, measure each candidate once)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -91,33 +126,37 @@ class Query:
         self._needles = [needle for needle, _ in self.words]
         self._weights = [weight for _, weight in self.words]
         self.total = min(sum(self._weights), SATURATION) or 1.0
-        content = [w for w in words if w not in STOPWORDS and len(w) > 2]
-        self.grams = [(f" {stem(w)}", grams, _spare(len(grams))) for w in content for grams in [_grams(w)]]
+        # A content word's trigram probe starts with its stem test, which is its word needle:
+        # each probe keeps that needle's position in ``words``.
+        at = {w: i for i, w in enumerate(words)}
+        self.grams = [(at[w], grams, _spare(len(grams))) for w in words
+                      if w not in STOPWORDS and len(w) > 2 for grams in [_grams(w)]]
+        self._gram_words = min(len(self.grams), SATURATION) or 1
 
     def shares(self, doc: int, texts: Texts) -> tuple[float, float]:
-        """``doc``'s :meth:`word_share` and :meth:`gram_share`, measured once."""
+        """``doc``'s ``words`` and ``grams`` shares (see the module docstring), measured once."""
         found = self._shares.get(doc)
         if found is None:
-            flat = texts.flat(doc)
-            found = self._shares[doc] = (self.word_share(flat), self.gram_share(flat))
+            found = self._shares[doc] = self.measure(texts.flat(doc))
         return found
 
     def held(self, docs: Iterable[int], texts: Texts) -> float:
-        """The largest :meth:`word_share` among ``docs`` (0 without any)."""
+        """The largest ``words`` share among ``docs`` (0 without any)."""
         return max((self.shares(doc, texts)[0] for doc in docs), default=0.0)
 
-    def word_share(self, flat: str) -> float:
-        """The weighted share of the query's words found in ``flat`` (at most 1, see the
-        module docstring)."""
-        return min(1.0, sum(compress(self._weights, map(flat.__contains__, self._needles))) / self.total)
+    def measure(self, flat: str) -> tuple[float, float]:
+        """The ``words`` and ``grams`` shares of the flattened text ``flat``, each at most 1.
 
-    def gram_share(self, flat: str) -> float:
-        """The mean over the query's content words of the share of their trigrams found in
-        ``flat``, a word counting only from :data:`FUZZY` (so stray trigrams are not a match);
-        at most 1, the mean taken over at most :data:`SATURATION` words."""
+        ``words``: the weighted share of the query's words found. ``grams``: the mean over the
+        query's content words of the share of their trigrams found, a word counting only from
+        :data:`FUZZY` (so stray trigrams are not a match) and fully when its stem is there; the
+        mean is taken over at most :data:`SATURATION` words.
+        """
+        held = list(map(flat.__contains__, self._needles))
+        words = min(1.0, sum(compress(self._weights, held)) / self.total)
         total = 0.0
-        for needle, grams, spare in self.grams:
-            if needle in flat:  # the word's stem is there: all that matters of its trigrams
+        for at, grams, spare in self.grams:
+            if held[at]:
                 total += 1.0
                 continue
             misses = 0
@@ -128,7 +167,7 @@ class Query:
                         break
             else:
                 total += 1.0 - misses / len(grams)
-        return min(1.0, total / (min(len(self.grams), SATURATION) or 1))
+        return words, min(1.0, total / self._gram_words)
 
 
 @dataclass(frozen=True)
@@ -180,7 +219,9 @@ def rank(
     bonus = RECENCY * best
     for i, doc in enumerate(order):
         scores[doc] += bonus * i / steps
-    ranked = sorted(scores.items(), key=lambda pair: (-pair[1], -keys[pair[0]]))
+    # Newest first, then best first by a stable sort: equal scores stay newest first.
+    newest = sorted(scores, key=keys.__getitem__, reverse=True)
+    ranked = sorted(zip(newest, map(scores.__getitem__, newest)), key=itemgetter(1), reverse=True)
     return demote_superseded(ranked, asked.text, texts, keys, dated, span)
 
 
@@ -200,7 +241,8 @@ def fuse(asked: Query, found: Candidates, texts: Texts,
     for doc in found.pool():
         words, grams = asked.shares(doc, texts)
         scores[doc] = W_WORDS * words + W_GRAMS * grams
-        best_words = max(best_words, words)
+        if words > best_words:
+            best_words = words
     # BM25 counts as much as the best candidate holds of the question.
     _add(scores, dict(found.lexical), W_BM25 * best_words)
     _add(scores, _shifted(found.dense), W_DENSE)
@@ -224,17 +266,14 @@ def _shifted(near: Sequence[tuple[int, float]] | None) -> dict[int, float]:
 def _share_threads(scores: dict[int, float], thread_of: Callable[[int], str | None]) -> None:
     """Add to each threaded candidate :data:`THREAD` of the best score of another candidate in
     its thread."""
+    threaded = [(doc, thread, score) for doc, score in scores.items() if (thread := thread_of(doc)) is not None]
     best: dict[str, tuple[float, float]] = {}
-    for doc, score in scores.items():
-        thread = thread_of(doc)
-        if thread is not None:
-            top, second = best.get(thread, (0.0, 0.0))
-            best[thread] = (score, top) if score > top else (top, max(second, score))
-    for doc, score in list(scores.items()):
-        thread = thread_of(doc)
-        if thread is not None:
-            top, second = best[thread]
-            scores[doc] = score + THREAD * (second if score >= top else top)
+    for _, thread, score in threaded:
+        top, second = best.get(thread, (0.0, 0.0))
+        best[thread] = (score, top) if score > top else (top, max(second, score))
+    for doc, thread, score in threaded:
+        top, second = best[thread]
+        scores[doc] = score + THREAD * (second if score >= top else top)
 
 
 def demote_superseded(
@@ -248,9 +287,12 @@ def demote_superseded(
     Scores are kept, so a demoted item shows its own (higher) score below a lower one.
     """
     head = [doc for doc, _ in ranked[:span] if dated(keys[doc])]
+    if len(head) < 2:
+        return ranked
     asked = asked_words(query)
+    shapes = {doc: texts.shape(doc) for doc in head}
     stale = {old for old in head for new in head
-             if keys[new] > keys[old] and replaces(texts.shape(new), texts.shape(old), asked, SUPERSEDE_SHARE)}
+             if keys[new] > keys[old] and replaces(shapes[new], shapes[old], asked, SUPERSEDE_SHARE)}
     if not stale:
         return ranked
     return [p for p in ranked if p[0] not in stale] + [p for p in ranked if p[0] in stale]

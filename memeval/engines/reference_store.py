@@ -160,6 +160,7 @@ class TenantStore:
         if not docs:
             return 0
         self.changes += 1
+        self.texts.forget()
         self.lexical.remove(docs)
         if self.dense is not None:
             self.dense.remove(docs)

@@ -21,6 +21,10 @@ SHARED_SHARE = 0.4
 MIN_SHARED = 2
 Shape = tuple[frozenset[str], frozenset[str]]
 _TOKEN = re.compile(r"[\w.,%-]*\d[\w.,%-]*|[A-Z][\w'-]*")
+# _TOKEN's second branch alone: without a digit the first never matches, and trying it at every
+# character of a word (to find no digit) is most of the cost of a shape.
+_NAME = re.compile(r"[A-Z][\w'-]*")
+_DIGIT = re.compile(r"\d")
 
 
 def asked_words(query: str | None) -> frozenset[str] | None:
@@ -32,7 +36,8 @@ def asked_words(query: str | None) -> frozenset[str] | None:
 def shape(text: str) -> Shape:
     """A text's content words outside its numbers, and its values (normalised); cached, since
     one pack's items are tested again by the next pack."""
-    values = {t.strip(".,-").replace(",", "").lower() for t in _TOKEN.findall(text)}
+    tokens = (_TOKEN if _DIGIT.search(text) else _NAME).findall(text)
+    values = {t.strip(".,-").replace(",", "").lower() for t in tokens}
     values -= STOPWORDS | {""}
     numbers = frozenset(analyze(" ".join(v for v in values if any(c.isdigit() for c in v))))
     return frozenset(analyze(text)) - numbers, frozenset(values)
