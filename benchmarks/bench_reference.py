@@ -142,10 +142,11 @@ def suite_wall(engine: str, repeat: int) -> dict[str, float]:
     suite = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "specs", "agent-memory.yaml")
     times = []
     with tempfile.TemporaryDirectory() as out:
-        for _ in range(repeat):
+        for i in range(repeat):
             start = time.perf_counter()
             subprocess.run([sys.executable, "-c", "from memeval.cli import main; main()", "run", suite,
-                            "--engine", engine, "--quiet", "--out", out], check=True, capture_output=True)
+                            "--engine", engine, "--quiet", "--out", os.path.join(out, str(i))],
+                           check=True, capture_output=True)
             times.append(time.perf_counter() - start)
     return {"best": min(times), "median": statistics.median(times), "n": len(times)}
 
