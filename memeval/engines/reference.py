@@ -29,8 +29,6 @@ import shutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from itertools import groupby
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +126,11 @@ class ReferenceEngine:
             receipts: list[WriteReceipt] = []
             touched: dict[str, TenantStore] = {}
             try:
-                for name, run in groupby(items, key=attrgetter("tenant")):
-                    tenant = touched.get(name) or self._tenants.get(name)
+                for item in items:
+                    tenant = touched.get(item.tenant)
                     if tenant is None:
-                        tenant = self._tenants[name] = self._new_tenant()
-                    touched[name] = tenant
-                    receipts.extend(tenant.admit_many(list(run)))
+                        tenant = touched[item.tenant] = self._tenant(item.tenant)
+                    receipts.append(tenant.admit(item))
             finally:
                 # Each tenant's share is indexed once, however the batch interleaves tenants.
                 for tenant in touched.values():
@@ -217,6 +214,13 @@ class ReferenceEngine:
             if self._path is not None:
                 save_tenants(self._path, self._tenants)
             self._tenants.clear()
+
+    def _tenant(self, name: str) -> TenantStore:
+        """The store of tenant ``name``, made on its first write."""
+        tenant = self._tenants.get(name)
+        if tenant is None:
+            tenant = self._tenants[name] = self._new_tenant()
+        return tenant
 
     def _new_tenant(self) -> TenantStore:
         dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None

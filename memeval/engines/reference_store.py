@@ -71,27 +71,40 @@ class TenantStore:
                 before it are stored).
         """
         try:
-            return self.admit_many(items)
+            return [self.admit(item) for item in items]
         finally:
             self.flush()
 
-    def admit_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
-        """Store ``items`` like :meth:`write_many` but queue them for the indexes until
-        :meth:`flush` (a batch that interleaves tenants indexes each tenant's share once).
+    def admit(self, item: MemoryItem) -> WriteReceipt:
+        """Store ``item`` like :meth:`write_many` but queue it for the indexes until
+        :meth:`flush` (a batch that interleaves tenants indexes each tenant's share once): the
+        next document number, a recency key, its node's code.
 
         Raises:
-            EngineError: as :meth:`write_many` (the items before the bad one are admitted).
+            EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp (nothing stored).
         """
-        receipts = []
-        for item in items:
-            if item.id in self._ids:
-                receipts.append(WriteReceipt(item.id, replayed=True))
-                continue
-            code = self._admit(item)
-            self._queued_codes.append(code)
-            self._queued_texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
-            receipts.append(WriteReceipt(item.id))
-        return receipts
+        if item.id in self._ids:
+            return WriteReceipt(item.id, replayed=True)
+        doc = len(self.keys)
+        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
+        code = self._codes.get(item.node)
+        if code is None:
+            code = self._new_node(item.node)
+        self.items.append(item)
+        self.keys.append(key)
+        self._ids[item.id] = doc
+        self._doc_code.append(code)
+        order = self._order
+        if order and key < order[-1]:
+            self._order_sorted = False
+        order.append(key)
+        mine = self._node_order[code]
+        if mine and key < mine[-1]:
+            self._node_unsorted.add(code)
+        mine.append(key)
+        self._queued_codes.append(code)
+        self._queued_texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
+        return WriteReceipt(item.id)
 
     def flush(self) -> None:
         """Hand the admitted items to the indexes, which make them visible to searches."""
@@ -104,26 +117,6 @@ class TenantStore:
         self.lexical.add_many(first, codes, texts)
         if self.dense is not None:
             self.dense.add_many(first, codes, texts)
-
-    def _admit(self, item: MemoryItem) -> int:
-        """Give ``item`` the next document number and a recency key; returns its node code."""
-        doc = len(self.items)
-        key = doc if item.at is None else (_DATED + _micros(item)) << _SLOT_BITS | doc
-        code = self._codes.get(item.node)
-        if code is None:
-            code = self._new_node(item.node)
-        self.items.append(item)
-        self.keys.append(key)
-        self._ids[item.id] = doc
-        self._doc_code.append(code)
-        if self._order and key < self._order[-1]:
-            self._order_sorted = False
-        self._order.append(key)
-        node_order = self._node_order[code]
-        if node_order and key < node_order[-1]:
-            self._node_unsorted.add(code)
-        node_order.append(key)
-        return code
 
     def codes_for(self, patterns: tuple[str, ...]) -> tuple[int, ...]:
         """Codes of this tenant's nodes that match ``patterns`` (see ``node_matches``)."""
