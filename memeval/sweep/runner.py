@@ -15,7 +15,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from collections.abc import Mapping
 
@@ -28,6 +28,9 @@ from memeval.sweep.control import Control
 from memeval.sweep.ports import PortPool
 from memeval.sweep.remote import run_remote
 from memeval.sweep.summary import summarise, write_summary
+
+# How often the scheduler's main thread wakes while cells run (see _schedule).
+_WAKE_S = 0.2
 
 @dataclass(frozen=True)
 class SweepOptions:
@@ -130,8 +133,13 @@ def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control
     try:
         for cell in cells:
             futures[executor.submit(run_cell, matrix, cell, ports, control, progress)] = cell
-        for future in as_completed(futures):
-            done[futures[future]] = future.result()
+        pending = set(futures)
+        while pending:
+            # Woken at least every _WAKE_S: a signal the kernel hands to a cell's thread is only
+            # acted on when the main thread runs, and a cell may wait a minute for its run.
+            finished, pending = wait(pending, timeout=_WAKE_S, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done[futures[future]] = future.result()
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: stopping the runs and tearing the servers down")
