@@ -43,6 +43,7 @@ from memeval.engines.cortex_tenants import TenantBook
 from memeval.engines.http_client import (HttpClient, HttpSettings, HttpStatusError, Retry, Secret, http_settings,
                                          masked)
 from memeval.errors import EngineError
+from memeval.interruptible import gather
 from memeval.secrets import mask
 
 URL_ENV, KEY_ENV, DEFAULT_KEY = "CORTEX_DB_URL", "CORTEX_DB_KEY", "tinymemory-cortex-test"
@@ -260,7 +261,7 @@ class CortexBase:
         Only public methods call this, never a function already running in the pool.
         """
         todo = tuple(values)
-        return [fn(v) for v in todo] if len(todo) < 2 else tuple(self._pool.map(fn, todo))
+        return [fn(v) for v in todo] if len(todo) < 2 else tuple(gather(self._pool, fn, todo))
 
     def _walk(self, scope: str, labels: str | None = None, need: int | None = None) -> Sequence[Event]:
         """A scope's listing, each event once, newest first; stops early once ``need`` are known."""

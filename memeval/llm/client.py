@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memeval.errors import AnswererStopped
+from memeval.interruptible import gather
 from memeval.llm.cache import ReplyCache, cache_key
 from memeval.secrets import mask, remember
 from memeval.llm.settings import CacheSettings, ModelSettings
@@ -226,7 +227,7 @@ class Batch:
             first.setdefault(key, i)
         asked = list(first.values()) if self._cache else list(range(len(jobs)))
         with ThreadPoolExecutor(max_workers=s.concurrency) as pool:
-            answers = dict(zip(asked, pool.map(lambda i: self._one(jobs[i], keys[i]), asked)))
+            answers = dict(zip(asked, gather(pool, lambda i: self._one(jobs[i], keys[i]), asked), strict=True))
         out: list[Reply | str | None] = []
         for i, key in enumerate(keys):
             if i in answers:

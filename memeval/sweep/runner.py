@@ -15,11 +15,12 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Mapping
 
 from memeval.errors import Interrupted
+from memeval.interruptible import completed
 from memeval.run.executor import Executor, shard_slice
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell
@@ -28,9 +29,6 @@ from memeval.sweep.control import Control
 from memeval.sweep.ports import PortPool
 from memeval.sweep.remote import run_remote
 from memeval.sweep.summary import summarise, write_summary
-
-# How often the scheduler's main thread wakes while cells run (see _schedule).
-_WAKE_S = 0.2
 
 @dataclass(frozen=True)
 class SweepOptions:
@@ -133,13 +131,8 @@ def _schedule(matrix: Matrix, cells: list[Cell], parallel: int, control: Control
     try:
         for cell in cells:
             futures[executor.submit(run_cell, matrix, cell, ports, control, progress)] = cell
-        pending = set(futures)
-        while pending:
-            # Woken at least every _WAKE_S: a signal the kernel hands to a cell's thread is only
-            # acted on when the main thread runs, and a cell may wait a minute for its run.
-            finished, pending = wait(pending, timeout=_WAKE_S, return_when=FIRST_COMPLETED)
-            for future in finished:
-                done[futures[future]] = future.result()
+        for future in completed(futures):  # not as_completed: Ctrl-C must not wait for a cell
+            done[futures[future]] = future.result()
     except KeyboardInterrupt:
         interrupted = True
         progress("interrupted: stopping the runs and tearing the servers down")
