@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from memeval.userdirs import cache_root
+
 # The pieces a plain word can be cut into: printable ASCII, the first perhaps after "▁".
 _PLAIN_PIECE = re.compile("\u2581?[\x21-\x7e]*")
 _FORMAT = b"memeval-unigram-1"
@@ -32,8 +34,7 @@ _FORMAT = b"memeval-unigram-1"
 
 def cache_folder(env: Mapping[str, str]) -> Path:
     """``$XDG_CACHE_HOME/memeval/models``, else ``~/.cache/memeval/models``."""
-    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return Path(base) / "memeval" / "models"
+    return Path(cache_root(env)) / "models"
 
 
 def safetensors(path: Path) -> dict[str, Any]:

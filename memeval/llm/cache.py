@@ -22,14 +22,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from memeval.report.files import write_json
+from memeval.userdirs import cache_root
 
 
 def cache_folder(env: Mapping[str, str]) -> str:
     """Where replies are cached for the environment ``env`` (see the module docstring)."""
     if env.get("MEMEVAL_CACHE_DIR"):
         return env["MEMEVAL_CACHE_DIR"]
-    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "memeval", "answers")
+    return os.path.join(cache_root(env), "answers")
 
 
 def sha256_text(text: str) -> str:
