@@ -69,20 +69,12 @@ class Charmap:
         (size,) = struct.unpack("<I", blob[:4])
         self._units = np.frombuffer(blob, dtype="<u4", count=size // 4, offset=4).tolist()
         self._strings = blob[4 + size :]
-        self._memo: dict[str, str] = {}
 
     def get(self, char: str) -> str:
         """The replacement of ``char``: the entry of its shortest key prefix, as SentencePiece's
-        ``transform`` takes it."""
-        found = self._memo.get(char)
-        if found is None:
-            at = self._first_match(char.encode())
-            if at is None:
-                found = char
-            else:
-                found = self._strings[at : self._strings.index(0, at)].decode()
-            self._memo[char] = found
-        return found
+        ``transform`` takes it (a trie walk; callers keep what they need)."""
+        at = self._first_match(char.encode())
+        return char if at is None else self._strings[at : self._strings.index(0, at)].decode()
 
     def _first_match(self, key: bytes) -> int | None:
         """The value of the shortest prefix of ``key`` in the double-array trie (Darts' layout:

@@ -75,6 +75,7 @@ class StaticVectors:
         self._row: dict[str, int] = {}
         self._table = np.zeros((1024, self.dim), dtype=np.float32)  # row 0 stays zero
         self._count: list[int] = [0]
+        self._replaced: dict[str, str | None] = {}  # None: the character may join a grapheme
 
     def embed(self, texts: Sequence[str]) -> Any:
         """One L2-normalised float32 row per text (the zero row for a text without tokens)."""
@@ -148,11 +149,17 @@ class StaticVectors:
         return None if _SEPARATORS.search(normal) else normal
 
     def _replace(self, match: re.Match[str]) -> str:
+        """A non-plain character's replacement (decided once per character: a text in another
+        script repeats a few thousand of them)."""
         char = match.group()
-        code = ord(char)
-        if unicodedata.category(char) in _JOINING or any(lo <= code <= hi for lo, hi in _JOINING_RANGES):
+        if char not in self._replaced:
+            code = ord(char)
+            joins = unicodedata.category(char) in _JOINING or any(lo <= code <= hi for lo, hi in _JOINING_RANGES)
+            self._replaced[char] = None if joins else self._model.charmap.get(char)
+        found = self._replaced[char]
+        if found is None:
             raise _Joining(char)
-        return self._model.charmap.get(char)
+        return found
 
     def _compose(self, rows: list[list[int]]) -> Any:
         """The sum of each list's word vectors: one gather and add per word position over all
