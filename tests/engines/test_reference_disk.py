@@ -80,12 +80,18 @@ def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp
     assert third.recall(RecallRequest(tenants[0], ("agent:",), "zulu", 1))[0].item.text == "zulu zulu"
 
 
-def test_an_unchanged_tenant_is_not_rewritten_and_a_bad_path_is_a_usage_error(tmp_path):
-    settings = {"embedder": "none", "path": str(tmp_path)}
+def one_saved_tenant(folder):
+    """The settings of an engine saved under ``folder`` with one tenant of one item, and that
+    tenant's folder."""
+    settings = {"embedder": "none", "path": str(folder)}
     engine = create(settings)
     engine.write(MemoryItem("t", "agent:a", "turn", "hello there"))
     engine.close()
-    saved = next((tmp_path / "tenants").iterdir())
+    return settings, next((folder / "tenants").iterdir())
+
+
+def test_an_unchanged_tenant_is_not_rewritten_and_a_bad_path_is_a_usage_error(tmp_path):
+    settings, saved = one_saved_tenant(tmp_path)
     stamp = (saved / "store.json").stat().st_mtime_ns
     create(settings).close()
     assert (saved / "store.json").stat().st_mtime_ns == stamp
@@ -94,11 +100,7 @@ def test_an_unchanged_tenant_is_not_rewritten_and_a_bad_path_is_a_usage_error(tm
 
 
 def test_a_tenant_folder_left_without_its_tenant_json_is_an_error_not_an_empty_tenant(tmp_path):
-    settings = {"embedder": "none", "path": str(tmp_path)}
-    engine = create(settings)
-    engine.write(MemoryItem("t", "agent:a", "turn", "hello there"))
-    engine.close()
-    saved = next((tmp_path / "tenants").iterdir())
+    settings, saved = one_saved_tenant(tmp_path)
     (saved / "tenant.json").unlink()  # a cleanup that stopped part way
     with pytest.raises(EngineError, match="has no tenant.json"):
         create(settings)
