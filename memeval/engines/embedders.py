@@ -251,13 +251,8 @@ class DenseIndex:
             # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
             # 20+ ms, and gathering 25k scattered rows 5 ms).
             docs, sims = self._blocks.scores(nodes, self._queries.vector(query), self._rows_of, self._vecs)
-            keep = (self._codes[docs] > 0) & (sims >= self._floor)
-            docs, sims = docs[keep], sims[keep]
-            if docs.size > k:
-                top = np.argpartition(-sims, k - 1)[:k]
-                docs, sims = docs[top], sims[top]
-            order = np.lexsort((docs, -sims))
-            return [(int(doc), float(sim)) for doc, sim in zip(docs[order], sims[order], strict=True)]
+            live = self._codes[docs] > 0
+            return self._best(docs[live], sims[live], k)
         lut = np.zeros(self._width, dtype=bool)
         lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
         if self._ann is not None and self._rows >= ANN_MIN:
@@ -268,7 +263,8 @@ class DenseIndex:
         leaders, complete = self._leading(query, sims)
         hits = leaders[lut[self._codes[leaders]]][:k]
         if hits.size < k and not complete:
-            hits = self._best(sims, np.flatnonzero(lut[self._codes]), k)
+            rows = np.flatnonzero(lut[self._codes])
+            return self._best(rows, sims[rows], k)
         return [(int(doc), float(sims[doc])) for doc in hits]
 
     def _rows_of(self, node: int) -> Any:
@@ -315,13 +311,17 @@ class DenseIndex:
         self._leaders = (query, self._version, leaders, complete)
         return leaders, complete
 
-    def _best(self, sims: Any, rows: Any, k: int) -> Any:
-        """Up to ``k`` of ``rows`` at or above the floor, most similar first, ties oldest first."""
+    def _best(self, docs: Any, sims: Any, k: int) -> list[tuple[int, float]]:
+        """Up to ``k`` of ``docs`` (with their ``sims``) at or above the floor, most similar
+        first, ties oldest first."""
         np = self._np
-        rows = rows[sims[rows] >= self._floor]
-        if rows.size > k:
-            rows = rows[np.argpartition(-sims[rows], k - 1)[:k]]
-        return rows[np.lexsort((rows, -sims[rows]))]
+        keep = sims >= self._floor
+        docs, sims = docs[keep], sims[keep]
+        if docs.size > k:
+            top = np.argpartition(-sims, k - 1)[:k]
+            docs, sims = docs[top], sims[top]
+        order = np.lexsort((docs, -sims))
+        return [(int(doc), float(sim)) for doc, sim in zip(docs[order], sims[order], strict=True)]
 
     def _flush(self) -> None:
         """Embed every queued text and refresh the node-code view.
