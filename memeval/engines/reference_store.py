@@ -11,7 +11,7 @@ import heapq
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import astuple
 from pathlib import Path
 from datetime import UTC, datetime, timedelta
@@ -62,23 +62,11 @@ class TenantStore:
         self._queued_texts: list[str] = []
         self.texts = Texts(self._text)
 
-    def write_many(self, items: Sequence[MemoryItem]) -> list[WriteReceipt]:
-        """Store each of ``items`` unless its id is already here (then a replay that stores
-        nothing); the indexes take the stored ones as one batch.
-
-        Raises:
-            EngineError: an item's ``at`` is not an ISO 8601 / RFC 3339 timestamp (the items
-                before it are stored).
-        """
-        try:
-            return [self.admit(item) for item in items]
-        finally:
-            self.flush()
-
     def admit(self, item: MemoryItem) -> WriteReceipt:
-        """Store ``item`` like :meth:`write_many` but queue it for the indexes until
-        :meth:`flush` (a batch that interleaves tenants indexes each tenant's share once): the
-        next document number, a recency key, its node's code.
+        """Store ``item`` unless its id is already here (then a replay that stores nothing),
+        queued for the indexes until :meth:`flush` (the engine flushes each tenant of a batch
+        once, however the batch interleaves tenants): the next document number, a recency key,
+        its node's code.
 
         Raises:
             EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp (nothing stored).
