@@ -17,6 +17,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -191,14 +192,6 @@ class JsonHTTPServer(ThreadingHTTPServer):
             close()
 
 
-class _Stop(Exception):
-    pass
-
-
-def _raise_stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stop
-
-
 def option_type(parse: Callable[[str], T]) -> Callable[[str], T]:
     """``parse`` as an argparse ``type``: the user sees its ValueError message rather than
     argparse's ``invalid <function name> value``."""
@@ -256,15 +249,29 @@ def run_in_foreground(name: str, host: str, port: int, make: Callable[[], JsonHT
 
 
 def _serve_until_signal(server: JsonHTTPServer, name: str) -> int:
-    """Announce ``<name> listening on <url>`` on stdout, serve until SIGTERM/SIGINT, close; 0."""
-    signal.signal(signal.SIGTERM, _raise_stop)
-    signal.signal(signal.SIGINT, _raise_stop)
+    """Announce ``<name> listening on <url>`` on stdout, serve until SIGTERM/SIGINT, close; 0,
+    or 1 when the serving thread died first (its traceback is on stderr).
+
+    The server runs in a thread and the signal only sets an event: an exception raised from
+    the handler could land inside the server's own request code (starting a handler thread,
+    say), where socketserver prints it and serves on.
+    """
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    serving = threading.Thread(target=server.serve_forever, name=f"{name}-serve", daemon=True)
+    serving.start()
     print(f"{name} listening on {server.url}", flush=True)
     try:
-        server.serve_forever()
-    except _Stop:
-        pass
+        while not stop.wait(0.5) and serving.is_alive():
+            pass
     finally:
+        server.shutdown()
+        serving.join()
         server.server_close()
     sys.stdout.flush()
-    return 0
+    return 0 if stop.is_set() else 1

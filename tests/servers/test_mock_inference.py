@@ -7,6 +7,7 @@ import math
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -205,3 +206,39 @@ def test_memeval_serve_runs_in_the_foreground_until_sigterm() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_sigterm_stops_the_server_while_requests_keep_arriving() -> None:
+    """A signal that lands while the server starts a request's thread still stops it: the
+    handler once raised into socketserver's own code, which printed the error and served on."""
+    command = [sys.executable, "-c", "from memeval.cli import main; main()", "serve", "mock-inference", "--port", "0"]
+    for _ in range(3):
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        done = threading.Event()
+        pool = ThreadPoolExecutor(4)
+        try:
+            assert process.stdout is not None
+            url = process.stdout.readline().split(" on ")[1].strip() + "/health"
+
+            def hammer() -> int:
+                served = 0
+                while not done.is_set() and process.poll() is None:
+                    try:
+                        httpx.get(url, timeout=2)
+                        served += 1
+                    except httpx.HTTPError:
+                        pass
+                return served
+
+            calls = [pool.submit(hammer) for _ in range(4)]
+            time.sleep(0.3)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=10) == 0
+            assert sum(call.result(timeout=10) for call in calls) > 0
+            _, stderr = process.communicate(timeout=10)
+            assert "Traceback" not in stderr
+        finally:
+            done.set()
+            process.kill()
+            process.wait()
+            pool.shutdown()
