@@ -189,8 +189,8 @@ class DenseIndex:
                 pass
 
     def save(self, folder: Path) -> None:
-        """Embed what is queued, then write the vectors, node codes and ANN index under
-        ``folder`` (created); :meth:`load` reads them back.
+        """Embed what is queued, then write the vectors, node codes, per-node copies and ANN
+        index under ``folder`` (created); :meth:`load` reads them back.
 
         Raises:
             EngineError: the embedder failed on the queued texts.
@@ -202,6 +202,7 @@ class DenseIndex:
         np.save(folder / "nodes.npy", np.frombuffer(self._node.tobytes(), dtype=np.int32))
         if self._ann is not None:
             self._ann.save(folder / ANN_FILE)
+        self._blocks.save(folder)
 
     @classmethod
     def load(cls, folder: Path, queries: QueryVectors, min_similarity: float) -> DenseIndex:
@@ -226,6 +227,10 @@ class DenseIndex:
         index._rows = len(nodes)
         index._vecs = vecs if len(nodes) else None
         index._version = 1
+        if (folder / "blocks.npy").exists():
+            index._blocks = NodeBlocks.load(folder)
+        elif len(nodes):  # saved before the copies were
+            index._blocks.extend(0, nodes, vecs)
         if (folder / ANN_FILE).exists():
             index._ann = AnnIndex(vecs.shape[1], folder / ANN_FILE)
         return index
@@ -250,7 +255,7 @@ class DenseIndex:
         if size * _SMALL_SHARE <= self._rows:
             # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
             # 20+ ms, and gathering 25k scattered rows 5 ms).
-            docs, sims = self._blocks.scores(nodes, self._queries.vector(query), self._rows_of, self._vecs)
+            docs, sims = self._blocks.scores(nodes, self._queries.vector(query))
             live = self._codes[docs] > 0
             return self._best(docs[live], sims[live], k)
         lut = np.zeros(self._width, dtype=bool)
@@ -266,11 +271,6 @@ class DenseIndex:
             rows = np.flatnonzero(lut[self._codes])
             return self._best(rows, sims[rows], k)
         return [(int(doc), float(sims[doc])) for doc in hits]
-
-    def _rows_of(self, node: int) -> Any:
-        """The documents of ``node``, increasing."""
-        rows = self._node_rows.get(node)
-        return self._np.frombuffer(rows.tobytes(), dtype=self._np.int32) if rows else self._np.zeros(0, dtype=self._np.int32)
 
     def _from_ann(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
         """The ``k`` best live rows in the selected nodes as the ANN index finds them, or None

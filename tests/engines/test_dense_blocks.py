@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memeval.engines import embedders
 from memeval.engines.embedders import DenseIndex, QueryVectors
@@ -50,3 +51,26 @@ def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch):
         gone = {doc for doc in live if doc % 40 == 3 and doc % 7 == round_}
         index.remove(gone)
         live -= gone
+
+
+@pytest.mark.parametrize("saved_copies", [True, False], ids=["copies saved", "saved before copies were"])
+def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path, monkeypatch, saved_copies):
+    # Reopening maps the saved copies (or builds them from the vectors of a tenant saved before
+    # they were); later batches extend them.
+    monkeypatch.setattr(embedders, "_BATCH", 100)
+    embedder = Random8d()
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    index.add_many(0, [doc % 40 for doc in range(900)], [f"text {doc}" for doc in range(900)])
+    index.remove({doc for doc in range(900) if doc % 40 == 5 and doc % 3 == 0})
+    index.save(tmp_path / "dense")
+    if not saved_copies:
+        for name in ("blocks.npy", "block-docs.npy", "block-vectors.npy"):
+            (tmp_path / "dense" / name).unlink()
+    opened = DenseIndex.load(tmp_path / "dense", QueryVectors(embedder), min_similarity=-1.0)
+    opened.add_many(900, [doc % 40 for doc in range(900, 1200)], [f"text {doc}" for doc in range(900, 1200)])
+    live = {doc for doc in range(1200) if not (doc < 900 and doc % 40 == 5 and doc % 3 == 0)}
+    for nodes, query in [({5}, "q one"), ({5, 21}, "q two"), ({39}, "q three")]:
+        got = opened.search(query, sorted(nodes), 9)
+        want = exact(opened, embedder, query, nodes, live, 9)
+        assert [doc for doc, _ in got] == [doc for doc, _ in want]
+        assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
