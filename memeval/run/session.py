@@ -35,6 +35,7 @@ from memeval.score.derive import derive
 from memeval.spec.errata import errata_warnings
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
+from memeval.interruptible import handling
 
 if TYPE_CHECKING:  # the answerer's modules load only when a run asks a model (--llm, --judge)
     from memeval.llm.settings import LlmSettings
@@ -250,12 +251,8 @@ def _term_as_interrupt() -> Iterator[None]:
         yield
         return
     reset_cancel()
-    previous = {sig: signal.signal(sig, _raise_interrupt) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
+    with handling((signal.SIGTERM, signal.SIGINT), _raise_interrupt):
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

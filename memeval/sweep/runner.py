@@ -10,17 +10,15 @@ down, writes the summary of what finished, and raises :class:`memeval.errors.Int
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import threading
-from collections.abc import Iterator
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from collections.abc import Mapping
+from types import FrameType
 
 from memeval.errors import Interrupted
-from memeval.interruptible import completed
+from memeval.interruptible import completed, deferred_interrupts, handling
 from memeval.run.executor import Executor, shard_slice
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell
@@ -77,10 +75,12 @@ def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] 
         keep = set(shard_slice([c.label for c in cells], *options.shard))
         cells = [c for c in cells if c.label in keep]
     control = Control()
-    with _sigterm_interrupts():
-        if options.executor is not None and options.executor.remote:
+    if options.executor is not None and options.executor.remote:
+        # SIGTERM as Ctrl-C; the remote executor's iterator waits without steps, so it raises.
+        with handling((signal.SIGTERM,), _raise_interrupt):
             results, interrupted = _schedule_remote(matrix, cells, options.executor, progress)
-        else:
+    else:
+        with deferred_interrupts():
             results, interrupted = _schedule(matrix, cells, options.parallel or matrix.parallel, control, progress)
     summary = write_summary(folder, summarise(matrix, results, skipped, options.shard), options.templates)
     if interrupted:
@@ -88,21 +88,8 @@ def run_sweep(matrix: Matrix, options: SweepOptions, environ: Mapping[str, str] 
     return SweepResult(folder, tuple(results), summary)
 
 
-@contextlib.contextmanager
-def _sigterm_interrupts() -> Iterator[None]:
-    """Within the block, SIGTERM raises KeyboardInterrupt in the main thread (as Ctrl-C does)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _schedule_remote(matrix: Matrix, cells: list[Cell], executor: Executor,

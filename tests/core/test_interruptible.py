@@ -1,14 +1,17 @@
-"""Waiting on worker threads in short steps: the same results as ``as_completed`` and ``map``."""
+"""Waiting on worker threads in short steps: the same results as ``as_completed`` and ``map``,
+and a signal turned into KeyboardInterrupt only between those steps."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from memeval.interruptible import WAKE_S, completed, gather
+from memeval.interruptible import WAKE_S, completed, deferred_interrupts, gather
 
 
 def test_gather_keeps_input_order_whatever_order_the_calls_finish_in():
@@ -39,3 +42,18 @@ def test_completed_yields_every_future_once_even_when_each_takes_longer_than_a_s
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(time.sleep, 2.5 * WAKE_S) for _ in range(3)]
         assert sorted(map(id, completed(futures))) == sorted(map(id, futures))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_deferred_signal_stops_the_wait_at_its_next_step_and_the_handlers_come_back(sig):
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    release = threading.Event()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(release.wait, 30)
+        with deferred_interrupts(), pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), sig)  # the handler only sets a flag: nothing is raised here
+            for _ in completed([future]):
+                pass
+        assert not future.done()  # the worker was not waited for
+        release.set()
+    assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
