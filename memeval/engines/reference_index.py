@@ -8,7 +8,9 @@ Postings live in immutable numpy segments (:mod:`memeval.engines.reference_posti
 queue their term ids and become a segment at the next search, or every 4,096 documents, so a
 write is visible to the next search. A search hands the query's postings, each term's idf and
 bound, and the section's nodes to :func:`memeval.engines.reference_search.top_k`, which prunes
-with MaxScore and returns what scoring every posting would.
+with MaxScore and returns what scoring every posting would; a section of most of a tenant of
+:data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, with numba installed, is
+scored by :func:`memeval.engines.reference_kernel.top_k` in compiled code instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from memeval.engines import reference_kernel as kernel
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
 from memeval.engines.reference_search import B, K1, Term, filters_postings, share, top_k
@@ -140,6 +143,8 @@ class LexicalIndex:
         self._last_plan: tuple[tuple[object, ...], list[Term]] = ((), [])
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
+        self._kernel = kernel.available()
+        self._scratch = np.zeros(0)
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Index ``text`` as document ``doc``; see :meth:`add_many`."""
@@ -193,11 +198,26 @@ class LexicalIndex:
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         inside = int(self._per_node[lut].sum())
         part = inside < self._alive and filters_postings(inside / self._alive)
+        compiled = not part and self._kernel and self._alive >= kernel.MIN_DOCS
         terms = self._plan(query, part) if inside else []
         if not terms:
             return []
+        if compiled:
+            return self._compiled(terms, lut, k)
         section = None if inside == self._alive else (self._node, lut)
         return top_k(terms, self._norms_now(), section, inside / self._alive, k)
+
+    def _compiled(self, terms: list[Term], lut: Any, k: int) -> list[tuple[int, float]]:
+        """The search in compiled code (:mod:`memeval.engines.reference_kernel`)."""
+        starts = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum([term.docs.size for term in terms], out=starts[1:])
+        docs = np.concatenate([term.docs for term in terms])
+        tfs = np.concatenate([term.tfs for term in terms])
+        idfs = np.array([term.idf for term in terms])
+        if self._scratch.size < self._count:
+            self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
+        return kernel.top_k(starts, docs, tfs, idfs, self._norms_now(), self._node[: self._count], lut, k,
+                            self._scratch)
 
     def save(self, folder: Path) -> None:
         """Write the index under ``folder`` (created if missing); :meth:`load` reads it back."""

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from memeval.engines import reference_index, reference_search
+from memeval.engines import reference_index, reference_kernel, reference_search
 from memeval.engines.reference_index import LexicalIndex, analyze
 
 
@@ -113,6 +113,8 @@ PATHS = {
     "probe of every term": {"_PROBE_POSTINGS": 10**9},
     "tiny probe, sparse, filtered after": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1, "_DENSE_SHARE": 0,
                                            "_FILTER_AFTER": 0.0},
+    # Every tenant counts as large: sections of most of it run the compiled kernel (numba).
+    "compiled kernel for large sections": {"MIN_DOCS": 0},
 }
 
 
@@ -125,8 +127,10 @@ def skewed_words(rng: random.Random) -> list[str]:
 
 @pytest.mark.parametrize("path", sorted(PATHS))
 def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkeypatch, path):
-    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, **PATHS[path]}.items():
-        monkeypatch.setattr(reference_search, name, value)
+    if "MIN_DOCS" in PATHS[path] and not reference_kernel.available():
+        pytest.skip("the fast extra (numba) is not installed")
+    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, "MIN_DOCS": 10**9, **PATHS[path]}.items():
+        monkeypatch.setattr(reference_kernel if name == "MIN_DOCS" else reference_search, name, value)
     rng = random.Random(11)
     index, docs, nodes = LexicalIndex(), {}, {}
     # Queries lean to the common words, whose small bounds make them non-essential.
@@ -160,3 +164,4 @@ def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
     assert index.search(["alpha"], [1], 5) == []
     assert index.search(["alpha"], [2], 5) == []
     assert [doc for doc, _ in index.search(["alpha", "gamma"], [1], 3)] == [50, 51, 52]
+
