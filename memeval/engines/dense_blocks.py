@@ -98,11 +98,15 @@ class NodeBlocks:
 
         Raises:
             OSError: a file is missing or unreadable.
+            ValueError: the files do not fit together (a node's rows outside them).
         """
         blocks = cls()
         table = np.load(folder / "blocks.npy")
         docs = np.asarray(np.load(folder / "block-docs.npy", mmap_mode="r"))
         vecs = np.asarray(np.load(folder / "block-vectors.npy", mmap_mode="r"))
+        if table.ndim != 2 or table.shape[0] != 3 or len(docs) != len(vecs) or vecs.ndim != 2 or (
+                table.size and ((table[1] < 0) | (table[2] < 0) | (table[1] + table[2] > len(docs))).any()):
+            raise ValueError(f"{folder}: blocks.npy does not match block-docs.npy and block-vectors.npy")
         for code, start, size in table.T.tolist():
             blocks._blocks[code] = _Block(docs[start : start + size], vecs[start : start + size])
         return blocks

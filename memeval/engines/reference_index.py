@@ -143,7 +143,6 @@ class LexicalIndex:
         self._last_plan: tuple[tuple[object, ...], list[Term]] = ((), [])
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
-        self._kernel = kernel.available()
         self._scratch = np.zeros(0)
 
     def add(self, doc: int, node: int, text: str) -> None:
@@ -198,7 +197,7 @@ class LexicalIndex:
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         inside = int(self._per_node[lut].sum())
         part = inside < self._alive and filters_postings(inside / self._alive)
-        compiled = not part and self._kernel and self._alive >= kernel.MIN_DOCS
+        compiled = not part and self._alive >= kernel.MIN_DOCS and kernel.available()
         terms = self._plan(query, part) if inside else []
         if not terms:
             return []

@@ -4,8 +4,9 @@ lexical index (:class:`memeval.engines.reference_index.LexicalIndex`).
 With the ``fast`` extra (numba) installed, a search over most of a tenant of :data:`MIN_DOCS`
 documents or more (a team's conversations, say) scores every posting of the query's terms into
 one array in a compiled loop and keeps the k best of the section in one pass over the documents:
-about 1.5 ms for 195k postings over a 507k-document tenant, where the numpy MaxScore search
-(:mod:`memeval.engines.reference_search`) takes about 4–6 ms. A section of a few nodes stays on
+the top 10 over a 507k-document tenant took 2.0 / 3.8 ms p50 / p95 in
+``benchmarks/bench_reference.py``, where the numpy MaxScore search
+(:mod:`memeval.engines.reference_search`) took 5.7 / 8.9 ms. A section of a few nodes stays on
 the numpy search, which reads only the section's share of each posting list.
 The scores are the same BM25 shares summed in the query's term order, so the result is the
 exhaustive scorer's: best first, equal scores oldest first.
@@ -28,8 +29,9 @@ from memeval.engines.reference_search import K1
 MIN_DOCS = 50_000
 
 
+@cache
 def available() -> bool:
-    """Whether numba is installed (the ``fast`` extra)."""
+    """Whether numba is installed (the ``fast`` extra); looked up once per process."""
     return importlib.util.find_spec("numba") is not None
 
 
@@ -68,6 +70,7 @@ def _kernel() -> Any:
             for at in range(starts[term], starts[term + 1]):
                 doc = docs[at]
                 tf = float(tfs[at])
+                # reference_search.share, in the same order of operations, so the sums agree
                 acc[doc] += weight * tf / (tf + norms[doc])
         # The k best in one pass over the documents, oldest first: a later document replaces the
         # worst kept one only with a strictly higher score; the worst is the lowest score, the

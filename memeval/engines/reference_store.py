@@ -63,10 +63,10 @@ class TenantStore:
         self.texts = Texts(self._text)
 
     def admit(self, item: MemoryItem) -> WriteReceipt:
-        """Store ``item`` unless its id is already here (then a replay that stores nothing),
-        queued for the indexes until :meth:`flush` (the engine flushes each tenant of a batch
-        once, however the batch interleaves tenants): the next document number, a recency key,
-        its node's code.
+        """Store ``item`` unless its id is already here (then a replay that stores nothing):
+        it gets the next document number, a recency key and its node's code, and waits for the
+        indexes until :meth:`flush` (the engine flushes each tenant of a batch once, however the
+        batch interleaves tenants).
 
         Raises:
             EngineError: ``item.at`` is not an ISO 8601 / RFC 3339 timestamp (nothing stored).

@@ -21,6 +21,7 @@ from memeval.spec.engine_def import resolve_engine
 from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
+from memeval.interruptible import handling
 from memeval.record import JsonObject, RunRecord, Shard
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
@@ -35,7 +36,6 @@ from memeval.score.derive import derive
 from memeval.spec.errata import errata_warnings
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
-from memeval.interruptible import handling
 
 if TYPE_CHECKING:  # the answerer's modules load only when a run asks a model (--llm, --judge)
     from memeval.llm.settings import LlmSettings

@@ -27,6 +27,7 @@ from types import FrameType
 from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from memeval.interruptible import handling
 from memeval.nonce import NONCE_ENV, NONCE_HEADER
 
 T = TypeVar("T")
@@ -261,17 +262,16 @@ def _serve_until_signal(server: JsonHTTPServer, name: str) -> int:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     serving = threading.Thread(target=server.serve_forever, name=f"{name}-serve", daemon=True)
-    serving.start()
-    print(f"{name} listening on {server.url}", flush=True)
-    try:
-        while not stop.wait(0.5) and serving.is_alive():
-            pass
-    finally:
-        server.shutdown()
-        serving.join()
-        server.server_close()
+    with handling((signal.SIGTERM, signal.SIGINT), on_signal):
+        serving.start()
+        print(f"{name} listening on {server.url}", flush=True)
+        try:
+            while not stop.wait(0.5) and serving.is_alive():
+                pass
+        finally:
+            server.shutdown()
+            serving.join()
+            server.server_close()
     sys.stdout.flush()
     return 0 if stop.is_set() else 1

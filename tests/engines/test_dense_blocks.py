@@ -74,3 +74,16 @@ def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path,
         want = exact(opened, embedder, query, nodes, live, 9)
         assert [doc for doc, _ in got] == [doc for doc, _ in want]
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+def test_copies_that_do_not_fit_their_files_are_refused_when_the_tenant_opens(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedders, "_BATCH", 100)
+    embedder = Random8d()
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    index.add_many(0, [doc % 4 for doc in range(200)], [f"text {doc}" for doc in range(200)])
+    index.save(tmp_path / "dense")
+    table = np.load(tmp_path / "dense" / "blocks.npy")
+    table[2, -1] += 1  # the last node claims a row past the end of the files
+    np.save(tmp_path / "dense" / "blocks.npy", table)
+    with pytest.raises(ValueError, match="blocks.npy does not match"):
+        DenseIndex.load(tmp_path / "dense", QueryVectors(embedder), min_similarity=-1.0)
