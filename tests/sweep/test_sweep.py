@@ -8,13 +8,16 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import textwrap
 import time
 
 import pytest
 
+from memeval.engines.server import port_free
 from memeval.spec.matrix import load_matrix
+from memeval.sweep import ports
 from memeval.sweep.cell import drift, run_cell
 from memeval.sweep.cells import Cell, plan_cells
 from memeval.sweep.control import Control
@@ -160,15 +163,27 @@ def test_plan_orders_repeats_and_filters_profiles(tmp_path):
     assert [c.label for c in cells] == ["a-r1", "c-r1"] and skipped == []
 
 
-def test_ports_come_from_the_range_and_pin_the_server_block(tmp_path):
-    pool = PortPool(41700, 41701)
+def test_ports_come_from_the_range_skip_busy_ones_and_pin_the_server_block(tmp_path, monkeypatch):
+    # Which real ports are free depends on the machine (a client's ephemeral port can sit in any
+    # range), so this test decides which port is busy; the next one binds a real socket.
+    monkeypatch.setattr(ports, "port_free", lambda port: port != 41701)
+    pool = PortPool(41700, 41702)
     first, second = pool.acquire(), pool.acquire()
-    assert {first, second} == {41700, 41701} and pool.acquire() is None
+    assert (first, second) == (41700, 41702) and pool.acquire() is None
     pool.release(first)
     assert pool.acquire() == first
     engine = load_matrix(write_matrix(tmp_path, "matrix: p\nprofiles: [{name: a}]\n")).engine
     pinned = with_port(engine, 41700).server
     assert "41700" in pinned["start"] and pinned["url"] == "http://127.0.0.1:41700"
+
+
+def test_a_port_something_listens_on_is_never_handed_out():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        assert not port_free(port) and PortPool(port, port).acquire() is None
+    assert port_free(port)
 
 
 @pytest.mark.slow
