@@ -28,7 +28,18 @@ import numpy as np
 from memeval.engines import reference_kernel as kernel
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
-from memeval.engines.reference_search import B, K1, Term, filters_postings, share, top_k
+from memeval.engines.reference_search import (
+    B,
+    K1,
+    Flat,
+    Term,
+    filters_postings,
+    flat,
+    flat_top_k,
+    scores_every_posting,
+    share,
+    top_k,
+)
 
 FLUSH = 4096
 _PEAK_SLACK = 0.05
@@ -140,7 +151,7 @@ class LexicalIndex:
         self._total = 0
         self._width = 0
         self._per_node = np.zeros(0, dtype=np.int64)
-        self._last_plan: tuple[tuple[object, ...], list[Term]] = ((), [])
+        self._last_plan: tuple[tuple[object, ...], list[Term], Flat | None] = ((), [], None)
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
         self._scratch = np.zeros(0)
@@ -197,11 +208,14 @@ class LexicalIndex:
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         inside = int(self._per_node[lut].sum())
         part = inside < self._alive and filters_postings(inside / self._alive)
-        compiled = not part and self._alive >= kernel.MIN_DOCS and kernel.available()
-        terms = self._plan(query, part) if inside else []
+        if not inside:
+            return []
+        terms, small = self._plan(query, part)
+        if small is not None:
+            return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
             return []
-        if compiled:
+        if not part and self._alive >= kernel.MIN_DOCS and kernel.available():
             return self._compiled(terms, lut, k)
         section = None if inside == self._alive else (self._node, lut)
         return top_k(terms, self._norms_now(), section, inside / self._alive, k)
@@ -302,32 +316,38 @@ class LexicalIndex:
             grown[: self._count] = old[: self._count]
             setattr(self, name, grown)
 
-    def _plan(self, query: Sequence[str], nodes: bool) -> list[Term]:
+    def _plan(self, query: Sequence[str], nodes: bool) -> tuple[list[Term], Flat | None]:
         """The query's terms present in the tenant, with their idf, upper bound and postings
         (and each posting's node code when ``nodes`` is set, gathered once for the sections of
-        one query); the last plan is kept until the next write (a pre-turn asks one query per
-        section)."""
+        one query), and, when they hold few postings, all of them in one :class:`Flat` (their
+        bounds are then not needed: every posting is scored). The last plan is kept until the
+        next write (a pre-turn asks one query per section)."""
         key = (tuple(query), self._count, self._alive)
-        if self._last_plan[0] == key:
-            plan = self._last_plan[1]
-            if nodes and plan and plan[0].nodes is None:
-                plan = [term._replace(nodes=np.take(self._node, term.docs)) for term in plan]
-                self._last_plan = (key, plan)
-            return plan
-        plan = []
+        if self._last_plan[0] != key:
+            self._last_plan = (key, *self._gather(query))
+        _, plan, small = self._last_plan
+        if nodes and small is None and plan and plan[0].nodes is None:
+            plan = [term._replace(nodes=np.take(self._node, term.docs)) for term in plan]
+            self._last_plan = (key, plan, None)
+        return plan, small
+
+    def _gather(self, query: Sequence[str]) -> tuple[list[Term], Flat | None]:
+        """:meth:`_plan`'s terms and flat postings, read from the segments."""
+        found = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
             if tid is None:
                 continue
             parts = [segment.postings(tid) for segment in self._segments]
             docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
-            if not docs.size:
-                continue
-            tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
+            if docs.size:
+                found.append((tid, docs, np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]))
+        small = scores_every_posting(sum(docs.size for _, docs, _ in found))
+        plan = []
+        for tid, docs, tfs in found:
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(Term(idf, idf * self._peak(tid, docs, tfs), docs, tfs))
-        self._last_plan = (key, plan)
-        return self._plan(query, nodes) if nodes else plan
+            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, docs, tfs), docs, tfs))
+        return plan, flat(plan, self._norms_now(), self._node) if small and plan else None
 
     def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
         """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its

@@ -19,6 +19,7 @@ import numpy as np
 
 FANOUT = 8
 MAX_SEGMENTS = 48
+ONE_SEGMENT = 16384
 _DOC_BITS = 32
 
 
@@ -76,7 +77,10 @@ def merge(parts: Sequence[Segment], terms: int) -> Segment:
 def compact(segments: list[Segment], terms: int) -> list[Segment]:
     """``segments`` with the last :data:`FANOUT` merged while they are of one tier; all of them
     merged when more than :data:`MAX_SEGMENTS` remain (small segments stranded before a large
-    one would otherwise pile up)."""
+    one would otherwise pile up); a tenant of at most :data:`ONE_SEGMENT` postings keeps them in
+    one segment (merging so few costs less than reading each query term from several)."""
+    if len(segments) > 1 and sum(len(segment.docs) for segment in segments) <= ONE_SEGMENT:
+        return [merge(segments, terms)]
     while len(segments) >= FANOUT:
         tail = segments[-FANOUT:]
         if _tier(tail[0].size) != _tier(tail[-1].size):

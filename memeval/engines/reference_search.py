@@ -66,8 +66,6 @@ def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> 
     The terms need their ``nodes`` when :func:`filters_postings` says so.
     """
     view = _View(terms, norms, section, share)
-    if sum(term.docs.size for term in terms) <= _DIRECT:
-        return _top(*view.shares(range(len(terms))), k, 0.0)
     ranked = sorted(range(len(terms)), key=lambda i: -terms[i].bound)
     used = _probe_size(terms, ranked)
     cand, score = view.shares(ranked[:used])
@@ -84,8 +82,44 @@ def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> 
     return _finish(view, cand, score, rest, floor, k)
 
 
-def share(idf: float, tfs: Any, norm: Any) -> Any:
-    """BM25's share ``idf · tf (k1 + 1) / (tf + norm)`` of a term for each (tf, norm) pair."""
+class Flat(NamedTuple):
+    """Every posting of a small query's terms in one run, for the searches of all its sections:
+    documents (increasing within each term's run), BM25 shares and node codes."""
+
+    docs: Any
+    weight: Any
+    nodes: Any
+
+
+def scores_every_posting(postings: int) -> bool:
+    """Whether a query of ``postings`` postings is scored whole (:func:`flat`): below
+    :data:`_DIRECT`, pruning would cost more than it saves."""
+    return postings <= _DIRECT
+
+
+def flat(terms: list[Term], norms: Any, node: Any) -> Flat:
+    """The postings of ``terms`` as one :class:`Flat`; ``norms`` and ``node`` hold every
+    document's length normalisation and node code."""
+    sizes = [term.docs.size for term in terms]
+    docs = np.concatenate([term.docs for term in terms])
+    idf = np.repeat([term.idf for term in terms], sizes)
+    weight = share(idf, np.concatenate([term.tfs for term in terms]), np.take(norms, docs))
+    return Flat(docs, weight, np.take(node, docs))
+
+
+def flat_top_k(found: Flat, lut: Any, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best ``(doc, score)`` pairs of ``found`` like :func:`top_k`, within the node
+    codes where ``lut`` is True (None: every document)."""
+    docs, weight = found.docs, found.weight
+    if lut is not None:
+        keep = np.take(lut, found.nodes)
+        docs, weight = np.compress(keep, docs), np.compress(keep, weight)
+    return _top(*_sum_by_doc(docs, weight), k, 0.0)
+
+
+def share(idf: Any, tfs: Any, norm: Any) -> Any:
+    """BM25's share ``idf · tf (k1 + 1) / (tf + norm)`` of a term for each (tf, norm) pair
+    (``idf``: one, or one per pair)."""
     tf = tfs.astype(np.float64)
     return idf * (K1 + 1) * tf / (tf + norm)
 

@@ -8,12 +8,13 @@
 Parsing 276k pieces out of ``tokenizer.json`` is most of a process's start-up cost, so the parse
 is kept in the user's cache folder (:func:`cache_folder`), keyed by the file's SHA-256; a cache
 file that does not read back whole is ignored and rewritten. The pieces a plain (printable ASCII)
-word can be cut into are read at once, the rest on the first text that needs them.
+word can be cut into are read into a dict at once; the rest are looked up in their sorted blob.
 """
 
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from memeval.userdirs import cache_root
 
 # The pieces a plain word can be cut into: printable ASCII, the first perhaps after "▁".
 _PLAIN_PIECE = re.compile("\u2581?[\x21-\x7e]*")
-_FORMAT = b"memeval-unigram-1"
+_FORMAT = b"memeval-unigram-2"
 
 
 def cache_folder(env: Mapping[str, str]) -> Path:
@@ -95,8 +96,8 @@ class Charmap:
 
 
 class Unigram:
-    """The tokenizer's model: piece ids (plain pieces at once, :meth:`ids_all` on demand), every
-    piece's score, the unknown id, the longest piece's length and the normalizer's
+    """The tokenizer's model: piece ids (plain pieces in a dict, any piece through :meth:`find`),
+    every piece's score, the unknown id, the longest piece's length and the normalizer's
     :class:`Charmap`.
 
     Raises:
@@ -117,14 +118,23 @@ class Unigram:
         self._order = order
         self.ids: dict[str, int] = dict(zip(self._plain.decode().split("\0"), order[: self._kept].tolist(), strict=True))
         self.charmap = Charmap(charmap)
-        self._all: dict[str, int] | None = None
+        self._bounds: list[int] | None = None
 
-    def ids_all(self) -> dict[str, int]:
-        """Every piece's id (built on the first call)."""
-        if self._all is None:
-            rest = self._rest.decode().split("\0") if self._rest else []
-            self._all = {**self.ids, **dict(zip(rest, self._order[self._kept :].tolist(), strict=True))}
-        return self._all
+    def find(self, piece: str) -> int | None:
+        """``piece``'s id, None when it is not a piece. The other pieces stay in one blob sorted
+        by their UTF-8 bytes, searched by bisection (a dict of all 171k of them would cost a
+        tenth of a second to build, for the few words of a run that are not plain ASCII)."""
+        tid = self.ids.get(piece)
+        if tid is not None or not self._rest or _PLAIN_PIECE.fullmatch(piece):
+            return tid
+        if self._bounds is None:  # where each piece starts, and one past the last
+            ends = np.flatnonzero(np.frombuffer(self._rest, dtype=np.uint8) == 0)
+            self._bounds = [0, *(ends + 1).tolist(), len(self._rest) + 1]
+        key, bounds, rest = piece.encode(), self._bounds, self._rest
+        at = bisect.bisect_left(range(len(bounds) - 1), key, key=lambda i: rest[bounds[i] : bounds[i + 1] - 1])
+        if at < len(bounds) - 1 and rest[bounds[at] : bounds[at + 1] - 1] == key:
+            return int(self._order[self._kept + at])
+        return None
 
 
 def _offset(unit: int) -> int:
@@ -141,7 +151,7 @@ def _parse(path: Path, raw: bytes) -> list[Any]:
     if any("\0" in piece for piece in pieces):
         raise ValueError(f"{path}: a piece holds a NUL character")
     plain = [tid for tid, piece in enumerate(pieces) if _PLAIN_PIECE.fullmatch(piece)]
-    rest = sorted(set(range(len(pieces))).difference(plain))
+    rest = sorted(set(range(len(pieces))).difference(plain), key=lambda tid: pieces[tid].encode())
     return [struct.pack("<QQQ", int(model["unk_id"]), len(plain), max(map(len, pieces))),
             np.array([score for _, score in model["vocab"]], dtype="<f8"),
             np.array(plain + rest, dtype="<i4"),

@@ -102,23 +102,23 @@ class StaticVectors:
     def tokens(self, word: str) -> list[int]:
         """The token ids of one normalised word without whitespace (see the module docstring)."""
         text = _SPACE + word
-        ids = self._model.ids if word.isascii() else self._model.ids_all()
+        find = self._model.ids.get if word.isascii() else self._model.find
         scores, size = self._model.scores, len(text)
         best = [0.0] + [_NEG] * size
         back = [(0, 0)] * (size + 1)
         for start in range(size):
             base, single = best[start], False
             for end in range(start + 1, min(size, start + self._model.longest) + 1):
-                tid = ids.get(text[start:end])
+                tid = find(text[start:end])
                 if tid is not None:
                     single = single or end == start + 1
                     if base + scores[tid] > best[end]:
                         best[end], back[end] = base + scores[tid], (start, tid)
             if not single and base + self._unk_score > best[start + 1]:
                 best[start + 1], back[start + 1] = base + self._unk_score, (start, self._model.unk)
-        return self._fused(text, back, ids)
+        return self._fused(text, back, find)
 
-    def _fused(self, text: str, back: list[tuple[int, int]], ids: dict[str, int]) -> list[int]:
+    def _fused(self, text: str, back: list[tuple[int, int]], find: Callable[[str], int | None]) -> list[int]:
         """The best path's ids, read back from its end, each run of unknown-id pieces fused into
         one token (looked up like any piece, else the unknown id)."""
         unk = self._model.unk
@@ -130,12 +130,12 @@ class StaticVectors:
                 run = run or end
             else:
                 if run:
-                    out.append(ids.get(text[end:run], unk))
+                    out.append(_or(find(text[end:run]), unk))
                     run = 0
                 out.append(tid)
             end = start
         if run:
-            out.append(ids.get(text[:run], unk))
+            out.append(_or(find(text[:run]), unk))
         return out[::-1]
 
     def _normal(self, text: str) -> str | None:
@@ -203,3 +203,7 @@ class StaticVectors:
     def _sum(self, ids: list[int]) -> Any:
         """The unnormalised sum of the tokens ``ids``."""
         return (self._weights[ids, None] * self._vectors[self._mapping[ids]]).sum(axis=0)
+
+
+def _or(tid: int | None, unk: int) -> int:
+    return unk if tid is None else tid
