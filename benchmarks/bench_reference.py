@@ -29,7 +29,8 @@ dense embeddings:
   (``benchmarks/bench_peers.py``: ingest/s, top-10 p50/p95, agreement with the exhaustive
   top 10, ratios ours / peer); ``--no-peers`` skips it;
 - the wall time of ``memeval run specs/agent-memory.yaml`` as a fresh process, Python start-up
-  included (target: under 3 s without embeddings); ``--no-suite`` skips it.
+  included, with Python's bytecode cache as an installed package has it (target: under 3 s
+  without embeddings, 1.5 s with them); ``--no-suite`` skips it.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 
+import bench_harness
 import bench_peers
 
 from memeval.agent import AgentMemory, Timings
@@ -62,7 +64,8 @@ DENSE_WRITE_TARGET = 20_000.0
 PRE_TURN_TARGET_MS = 5.0
 TENANTS = ("tenant-a", "tenant-b")
 AGENTS = 20
-SUITE_TARGET_S = 3.0
+# The suite's wall time: under 3 s BM25 only (the first target), 1.5 s with embeddings.
+SUITE_TARGETS_S = {"bm25": 3.0, "bm25+dense": 1.5}
 _FUNCTION_WORDS = (
     "the a an and or but if of to in on at for with by from as is are was were be been it this that "
     "i you he she we they my your our me do did have has not no so can will would should what which "
@@ -138,16 +141,12 @@ def pre_turn(engine, tenant: str, agent: int, query: str) -> float:
 
 def suite_wall(engine: str, repeat: int) -> dict[str, float]:
     """Wall seconds of ``memeval run specs/agent-memory.yaml`` as a fresh process (Python start-up
-    included): best and median of ``repeat`` runs."""
+    included, the bytecode cache kept as an installed package has it; one unmeasured run first
+    writes it): best and median of ``repeat`` runs."""
     suite = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "specs", "agent-memory.yaml")
-    times = []
-    with tempfile.TemporaryDirectory() as out:
-        for i in range(repeat):
-            start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "from memeval.cli import main; main()", "run", suite,
-                            "--engine", engine, "--quiet", "--out", os.path.join(out, str(i))],
-                           check=True, capture_output=True)
-            times.append(time.perf_counter() - start)
+    with bench_harness.bytecode_cache():
+        bench_harness.cli_run(suite, engine)
+        times = [bench_harness.cli_run(suite, engine)[0] for _ in range(repeat)]
     return {"best": min(times), "median": statistics.median(times), "n": len(times)}
 
 
@@ -325,12 +324,14 @@ def main(argv: list[str] | None = None) -> int:
         print("\nLexical top-10 search, one tenant, every agent node (ratios are ours / peer):\n")
         print(peer_table)
     if not args.no_suite:
-        print("\n| suite run (memeval run specs/agent-memory.yaml, process wall time) | best | median | n | best vs 3 s |")
-        print("|---|---|---|---|---|")
+        print("\n| suite run (memeval run specs/agent-memory.yaml, process wall time) | best | median | n | target "
+              "| best vs target |")
+        print("|---|---|---|---|---|---|")
         for mode, engine in [("bm25", "reference-bm25")] + ([("bm25+dense", "reference")] if args.embeddings else []):
             wall = suite_wall(engine, args.repeat)
+            target = SUITE_TARGETS_S[mode]
             print(f"| {mode} (--engine {engine}) | {wall['best']:.2f} s | {wall['median']:.2f} s | {wall['n']:.0f} "
-                  f"| {wall['best'] / SUITE_TARGET_S:.2f}x |")
+                  f"| {target:.1f} s | {wall['best'] / target:.2f}x |")
     return 0
 
 
