@@ -59,6 +59,20 @@ def grade(text: str, expect: tuple[str, ...], accept: tuple[tuple[str, ...], ...
     return any(holds_all(text, alt, mode) for alt in accept)
 
 
+@lru_cache(maxsize=16)
+def _numbers_removed(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` after the passes of :func:`normalise_numbers`, and where each kept character came
+    from (a probe's pack is searched for each of its needles)."""
+    keep, current = list(range(len(text))), text
+    while True:
+        gone = {m.start() for m in _THOUSANDS.finditer(current)}
+        if not gone:
+            return current, tuple(keep)
+        for i in sorted(gone, reverse=True):  # a few separators in a long text: delete, not rebuild
+            del keep[i]
+        current = _THOUSANDS.sub("", current)
+
+
 def spans(text: str, needle: str, mode: str = "word") -> list[tuple[int, int]]:
     """Where ``needle`` occurs in ``text`` under ``mode``, as ``(start, end)`` offsets into the
     ORIGINAL text (a match found in the number-normalised text is mapped back, so ``6500``
@@ -68,11 +82,5 @@ def spans(text: str, needle: str, mode: str = "word") -> list[tuple[int, int]]:
     if mode == "substring":
         low, sub = text.lower(), needle.lower()
         return [(i, i + len(sub)) for i in range(len(low)) if low.startswith(sub, i)]
-    keep, current = list(range(len(text))), text
-    while True:  # the same passes as normalise_numbers, remembering where each kept char came from
-        gone = {m.start() for m in _THOUSANDS.finditer(current)}
-        if not gone:
-            break
-        keep = [k for i, k in enumerate(keep) if i not in gone]
-        current = _THOUSANDS.sub("", current)
+    current, keep = _numbers_removed(text)
     return [(keep[m.start()], keep[m.end() - 1] + 1) for m in _pattern(needle).finditer(current) if m.end() > m.start()]
