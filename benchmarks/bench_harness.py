@@ -70,6 +70,19 @@ class TimingProxy:
         return timed
 
 
+def cpu_check() -> float:
+    """Seconds of a fixed pure-Python loop (best of 3): this machine's speed at the time, printed
+    beside the figures (a shared host's CPU slows by a third between runs with no sign in the
+    load average)."""
+    def loop() -> float:
+        start, total = time.perf_counter(), 0
+        for i in range(2_000_000):
+            total += i
+        return time.perf_counter() - start
+
+    return min(loop() for _ in range(3))
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     """(p50, p95): the sample at index round((n - 1) q) of the sorted samples."""
     ordered = sorted(samples)
@@ -187,7 +200,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     suite = os.path.join(ROOT, args.suite) if not os.path.isabs(args.suite) else args.suite
-    load = os.getloadavg()[0]
+    load, check = os.getloadavg()[0], cpu_check()
     with bytecode_cache() as (cache, was_off):
         first = cli_run(suite)  # unmeasured: it writes the bytecode cache
         runs = [cli_run(suite) for _ in range(args.repeats)]
@@ -205,7 +218,8 @@ def main() -> None:
     inproc = [in_process(suite) for _ in range(args.repeats)]
     yamls = [yaml_ms(suite) for _ in range(args.repeats)]
     print(f"suite {args.suite}, {args.repeats} repeats, {os.cpu_count()} cores, "
-          f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+          f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end, "
+          f"CPU check (2M-step Python loop) {check * 1000:.0f} ms at the start, {cpu_check() * 1000:.0f} ms at the end")
     print("children keep Python's bytecode cache (in a temporary folder); the first run, which wrote it, took "
           f"{first[0]:.3f} s" + (" (this environment had set PYTHONDONTWRITEBYTECODE: without a cache, every run "
                                  "compiles every module)" if was_off else ""))

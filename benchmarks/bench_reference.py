@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     modes = [("bm25", {"embedder": "none"})]
     if args.embeddings:
         modes.append(("bm25+dense", {"embedder": "static"}))
-    load = os.getloadavg()[0]
+    load, check = os.getloadavg()[0], bench_harness.cpu_check()
     rows, peer_tables = [], []
     for turns in (int(size) for size in args.sizes.split(",")):
         corpus = Corpus()
@@ -313,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
             peer_tables.append(bench_peers.table(bench_peers.compare(own, queries), len(own)))
             print(f"measured the lexical peers at {turns:,} turns", file=sys.stderr)
     print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, best of {args.repeat}, ", end="")
-    print(f"load average {load:.2f} at start and {os.getloadavg()[0]:.2f} at end\n")
+    print(f"load average {load:.2f} at start and {os.getloadavg()[0]:.2f} at end, CPU check (2M-step Python loop) "
+          f"{check * 1000:.0f} ms at start and {bench_harness.cpu_check() * 1000:.0f} ms at end\n")
     print(table(rows))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\nprocess peak RSS {peak:,.0f} MiB (every engine and peer built above, not one engine alone)")

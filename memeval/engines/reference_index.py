@@ -42,6 +42,8 @@ from memeval.engines.reference_search import (
 )
 
 FLUSH = 4096
+# Plans a tenant keeps (a pack's question, and a feedback query or two).
+PLANS = 4
 _PEAK_SLACK = 0.05
 _WORD = re.compile(r"[^\W_]+")
 _ASCII_PUNCTUATION = string.punctuation + "".join(map(chr, range(32)))
@@ -151,7 +153,8 @@ class LexicalIndex:
         self._total = 0
         self._width = 0
         self._per_node = np.zeros(0, dtype=np.int64)
-        self._last_plan: tuple[tuple[object, ...], list[Term], Flat | None] = ((), [], None)
+        self._plans: dict[tuple[str, ...], tuple[list[Term], Flat | None]] = {}
+        self._plans_of = (0, 0)
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
         self._scratch = np.zeros(0)
@@ -320,16 +323,23 @@ class LexicalIndex:
         """The query's terms present in the tenant, with their idf, upper bound and postings
         (and each posting's node code when ``nodes`` is set, gathered once for the sections of
         one query), and, when they hold few postings, all of them in one :class:`Flat` (their
-        bounds are then not needed: every posting is scored). The last plan is kept until the
-        next write (a pre-turn asks one query per section)."""
-        key = (tuple(query), self._count, self._alive)
-        if self._last_plan[0] != key:
-            self._last_plan = (key, *self._gather(query))
-        _, plan, small = self._last_plan
+        bounds are then not needed: every posting is scored). The :data:`PLANS` most recently
+        used plans are kept until the next write: a pre-turn asks its question of each section,
+        and each section's feedback query in between."""
+        if self._plans_of != (self._count, self._alive):
+            self._plans.clear()
+            self._plans_of = (self._count, self._alive)
+        key = tuple(query)
+        found = self._plans.pop(key, None)
+        if found is None:
+            found = self._gather(query)
+            if len(self._plans) >= PLANS:
+                del self._plans[next(iter(self._plans))]
+        plan, small = found
         if nodes and small is None and plan and plan[0].nodes is None:
-            plan = [term._replace(nodes=np.take(self._node, term.docs)) for term in plan]
-            self._last_plan = (key, plan, None)
-        return plan, small
+            found = ([term._replace(nodes=np.take(self._node, term.docs)) for term in plan], None)
+        self._plans[key] = found  # the most recently used last
+        return found
 
     def _gather(self, query: Sequence[str]) -> tuple[list[Term], Flat | None]:
         """:meth:`_plan`'s terms and flat postings, read from the segments."""
