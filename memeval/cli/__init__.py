@@ -9,6 +9,9 @@ so ``memeval run`` never loads the fake servers, the dataset importers or the sw
 
 from __future__ import annotations
 
+import atexit
+import functools
+import gc
 import importlib
 import sys
 
@@ -64,7 +67,17 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI and exit with the code of how it ended."""
+    _quick_exit()
     sys.exit(exit_code(_outcome(argv)))
+
+
+@functools.cache
+def _quick_exit() -> None:
+    """At exit, freeze what is still alive for the garbage collector, so that the interpreter's
+    last collection does not walk every object of the run (a tenth of a second after a suite
+    run). Reference counting still frees what it can as modules are cleared; objects in cycles are
+    left for the operating system to reclaim with the process."""
+    atexit.register(gc.freeze)
 
 
 def _outcome(argv: list[str] | None) -> Outcome:
