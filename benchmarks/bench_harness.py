@@ -3,7 +3,10 @@
     python benchmarks/bench_harness.py                     # specs/agent-memory.yaml, 5 repeats
     python benchmarks/bench_harness.py --repeats 10 --suite tests/language/language.yaml
 
-Measured in this one run, each figure as p50 / p95 over the repeats:
+Measured in this one run, each figure as p50 / p95 over the repeats. The child processes keep
+Python's bytecode cache (in a temporary folder, written by one unmeasured run), as an installed
+package has it, whatever ``PYTHONDONTWRITEBYTECODE`` says; a CPU check (a fixed Python loop) is
+printed beside the load average, since a shared host's speed drifts with no sign in the load:
 
 - ``cli``: the whole ``memeval run SUITE --quiet`` in a fresh process (Python start-up, imports,
   load, run, publish): wall and CPU (user + system) seconds;
