@@ -116,8 +116,10 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
             if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
                 progress(ProgressEvent("answering", f"answering {len(record.probes)} probe records with the model"))
                 record = _answer(record, answerer, echo, req.quiet)
-        data = mask_json(record.to_json())  # one edge for run.json and the reports
-        return _finish(req, RunRecord.from_json(data), data, folder, gates, echo, show), folder
+        raw = record.to_json()
+        data = mask_json(raw)  # one edge for run.json and the reports
+        masked = record if data is raw else RunRecord.from_json(data)  # nothing masked: the record as it is
+        return _finish(req, masked, data, folder, gates, echo, show), folder
 
 
 def _finish(req: RunRequest, record: RunRecord, data: JsonObject, folder: str, gates: list[Gate], echo: Echo,

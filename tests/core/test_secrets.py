@@ -36,6 +36,31 @@ def test_mask_removes_known_values_user_info_and_bearer_tokens_everywhere() -> N
     assert mask_json({"a": ["sk-remembered-canary-55", 3], "sk-remembered-canary-55": None}) == {"a": ["***", 3], "***": None}
 
 
+@pytest.mark.parametrize(("value", "whole"), [
+    ({"a": "plain words", "b": [1, 2.5, None, True, {"c": "more"}]}, True),
+    ({"text": "got sk-remembered-canary-55 back"}, False),
+    ({"sk-remembered-canary-55": 1}, False),
+    ({"note": "see https://user:pw@host/x"}, False),
+    ({"note": "see https://host/x"}, False),  # no user info, but the quick check cannot tell
+    ({"auth": "BEARER abcdefgh"}, False),
+    ({"auth": "bearer\tabcdefgh"}, False),  # JSON writes the tab as \t: the quick check must still see it
+    (["line\nsk-remembered-canary-55"], False),
+])
+def test_mask_json_masks_exactly_what_masking_each_string_would(monkeypatch: pytest.MonkeyPatch, value: object,
+                                                                  whole: bool) -> None:
+    monkeypatch.setattr(secrets, "_known", set(secrets._known))
+    remember(["sk-remembered-canary-55"])
+    assert mask_json(value) == secrets._mask_json(value, secrets._known_values())
+    assert (mask_json(value) is value) == whole  # nothing to mask: the value itself, not a copy
+
+
+def test_a_secret_json_would_escape_is_looked_for_string_by_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(secrets, "_known", set(secrets._known))
+    remember(['quote"canary-9'])
+    value = {"a": 'got quote"canary-9', "b": "plain"}
+    assert mask_json(value) == {"a": "got ***", "b": "plain"}
+
+
 def test_values_from_the_environment_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_from_env", False)
     monkeypatch.setenv("SOME_SERVICE_APIKEY", "canary-from-env-77")
