@@ -6,9 +6,12 @@ same ranking as an exhaustive scorer: the top k is exact by construction, not ap
 
 Postings live in immutable numpy segments (:mod:`memeval.engines.reference_postings`); writes
 queue their term ids and become a segment at the next search, or every 4,096 documents, so a
-write is visible to the next search. A search hands the query's postings, each term's idf and
-bound, and the section's nodes to :func:`memeval.engines.reference_search.top_k`, which prunes
-with MaxScore and returns what scoring every posting would; a section of most of a tenant of
+write is visible to the next search (a tenant of few postings keeps them in one segment). A
+query of few postings is gathered once into one run of BM25 shares that each section filters and
+sums (:func:`memeval.engines.reference_search.flat_top_k`). Otherwise a search hands the query's
+postings, each term's idf and bound, and the section's nodes to
+:func:`memeval.engines.reference_search.top_k`, which prunes with MaxScore and returns what
+scoring every posting would; a section of most of a tenant of
 :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, with numba installed, is
 scored by :func:`memeval.engines.reference_kernel.top_k` in compiled code instead.
 """

@@ -19,7 +19,9 @@ MaxScore:
 
 Floors compare with a relative slack of 1e-9, so that summing shares in another order never
 drops a tie. A section covering most of the tenant filters candidates after scoring rather
-than every posting before.
+than every posting before. A query of at most :data:`_DIRECT` postings is not pruned: its
+postings are scored once, in one run for all the sections that ask it (:func:`flat`,
+:func:`flat_top_k`).
 """
 
 from __future__ import annotations
