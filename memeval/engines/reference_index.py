@@ -31,6 +31,8 @@ import numpy as np
 from memeval.engines import reference_kernel as kernel
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
+from memeval.engines.reference_split import NodeSplit, split
+from memeval.engines.reference_split import postings as node_postings
 from memeval.engines.reference_search import (
     B,
     K1,
@@ -39,6 +41,7 @@ from memeval.engines.reference_search import (
     filters_postings,
     flat,
     flat_top_k,
+    reads_its_nodes,
     scores_every_posting,
     share,
     top_k,
@@ -161,6 +164,7 @@ class LexicalIndex:
         self._norms: tuple[tuple[int, ...], Any] = ((), None)
         self._peaks: dict[int, tuple[float, int, float]] = {}
         self._scratch = np.zeros(0)
+        self._splits: dict[int, tuple[Segment, NodeSplit]] = {}
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Index ``text`` as document ``doc``; see :meth:`add_many`."""
@@ -213,14 +217,17 @@ class LexicalIndex:
         lut = np.zeros(self._width, dtype=bool)
         lut[[n for n in nodes if 0 <= n < self._width]] = True
         inside = int(self._per_node[lut].sum())
-        part = inside < self._alive and filters_postings(inside / self._alive)
         if not inside:
             return []
-        terms, small = self._plan(query, part)
+        part = inside < self._alive and filters_postings(inside / self._alive)
+        narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
+        terms, small = self._plan(query, part and not narrow)
         if small is not None:
             return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
             return []
+        if narrow:
+            return self._narrow(terms, sorted(n for n in nodes if 0 <= n < self._width), k)
         if not part and self._alive >= kernel.MIN_DOCS and kernel.available():
             return self._compiled(terms, lut, k)
         section = None if inside == self._alive else (self._node, lut)
@@ -237,6 +244,29 @@ class LexicalIndex:
             self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
         return kernel.top_k(starts, docs, tfs, idfs, self._norms_now(), self._node[: self._count], lut, k,
                             self._scratch)
+
+    def _narrow(self, terms: list[Term], nodes: list[int], k: int) -> list[tuple[int, float]]:
+        """The search within ``nodes``, a small share of the tenant, over their own postings of
+        ``terms`` (:mod:`memeval.engines.reference_split`): scored whole when few, else pruned."""
+        found = node_postings(self._node_splits(), nodes, [term.tid for term in terms])
+        inside = [term._replace(docs=docs, tfs=tfs) for term, (docs, tfs) in zip(terms, found, strict=True) if docs.size]
+        if not inside:
+            return []
+        if scores_every_posting(sum(term.docs.size for term in inside)):
+            return flat_top_k(flat(inside, self._norms_now(), self._node), None, k)
+        return top_k(inside, self._norms_now(), None, 1.0, k)
+
+    def _node_splits(self) -> list[NodeSplit]:
+        """Each segment's postings by node, built for the segments that appeared since the last
+        call (a segment is immutable: one split serves it until a merge or a removal replaces it)."""
+        kept: dict[int, tuple[Segment, NodeSplit]] = {}
+        for segment in self._segments:
+            found = self._splits.get(id(segment))
+            if found is None or found[0] is not segment:
+                found = (segment, split(segment, self._node, self._width))
+            kept[id(segment)] = found
+        self._splits = kept
+        return [part for _, part in kept.values()]
 
     def save(self, folder: Path) -> None:
         """Write the index under ``folder`` (created if missing); :meth:`load` reads it back."""
@@ -359,7 +389,7 @@ class LexicalIndex:
         plan = []
         for tid, docs, tfs in found:
             idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, docs, tfs), docs, tfs))
+            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, docs, tfs), docs, tfs, tid=tid))
         return plan, flat(plan, self._norms_now(), self._node) if small and plan else None
 
     def _peak(self, tid: int, docs: Any, tfs: Any) -> float:

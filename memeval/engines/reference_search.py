@@ -45,6 +45,8 @@ _PROBE_DOCS = 1024
 _LOOKUP = 8
 # A section holding at least this share of the tenant's documents filters candidates, not postings.
 _FILTER_AFTER = 0.5
+# A section holding less than this share reads its own nodes' postings (reference_split).
+_NARROW = 0.125
 
 
 class Term(NamedTuple):
@@ -57,6 +59,8 @@ class Term(NamedTuple):
     docs: Any
     tfs: Any
     nodes: Any = None
+    tid: int = -1
+    """The index's id of the term (-1: not given)."""
 
 
 def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> list[tuple[int, float]]:
@@ -160,6 +164,12 @@ def _dense(view: _View, cand: Any, score: Any, essential: list[int], rest: list[
     least = floor * (1 - _SLACK) - bound
     cand = np.flatnonzero(acc >= least if least > 0 else acc != 0)
     return (*view.inside(cand, np.take(acc, cand)), rest)
+
+
+def reads_its_nodes(share: float) -> bool:
+    """Whether a section holding ``share`` of the tenant reads only its nodes' postings
+    (:mod:`memeval.engines.reference_split`) rather than filtering every posting of a term."""
+    return share < _NARROW
 
 
 def filters_postings(share: float) -> bool:

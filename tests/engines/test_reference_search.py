@@ -101,8 +101,9 @@ def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
         assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
-# Each pruning path of reference_search forced on by its knobs; every search prunes (_DIRECT 0) and
-# its probe reads a few hundred postings (the default reads all of these small corpora's).
+# Each pruning path of reference_search forced on by its knobs; every search prunes (_DIRECT 0),
+# filters every posting (_NARROW 0) and its probe reads a few hundred postings (the default reads
+# all of these small corpora's).
 PATHS = {
     "sparse sums": {"_DENSE_SHARE": 0},
     "dense, every non-essential term added": {"_DENSE_SHARE": 10**9, "_LOOKUP": 10**9},
@@ -115,6 +116,9 @@ PATHS = {
                                            "_FILTER_AFTER": 0.0},
     # Every tenant counts as large: sections of most of it run the compiled kernel (numba).
     "compiled kernel for large sections": {"MIN_DOCS": 0},
+    # Every section short of the whole tenant reads its own nodes' postings (reference_split).
+    "sections read their nodes' postings, pruned": {"_NARROW": 1.0},
+    "sections read their nodes' postings, scored whole": {"_NARROW": 1.0, "_DIRECT": 32768},
 }
 
 
@@ -129,7 +133,7 @@ def skewed_words(rng: random.Random) -> list[str]:
 def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkeypatch, path):
     if "MIN_DOCS" in PATHS[path] and not reference_kernel.available():
         pytest.skip("the fast extra (numba) is not installed")
-    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, "MIN_DOCS": 10**9, **PATHS[path]}.items():
+    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, "MIN_DOCS": 10**9, "_NARROW": 0.0, **PATHS[path]}.items():
         monkeypatch.setattr(reference_kernel if name == "MIN_DOCS" else reference_search, name, value)
     rng = random.Random(11)
     index, docs, nodes = LexicalIndex(), {}, {}
@@ -165,3 +169,23 @@ def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
     assert index.search(["alpha"], [2], 5) == []
     assert [doc for doc, _ in index.search(["alpha", "gamma"], [1], 3)] == [50, 51, 52]
 
+
+
+def test_a_node_written_after_the_first_narrow_search_is_found(monkeypatch):
+    # The older segments' postings were split by node before node 7 existed.
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)
+    monkeypatch.setattr(reference_search, "_NARROW", 1.0)
+    index, docs, nodes = LexicalIndex(), {}, {}
+
+    def write(start: int, codes: list[int], texts: list[str]) -> None:
+        index.add_many(start, codes, texts)
+        docs.update((start + i, analyze(text)) for i, text in enumerate(texts))
+        nodes.update((start + i, code) for i, code in enumerate(codes))
+
+    write(0, [0] * 300 + [1] * 300, ["alpha beta"] * 300 + ["alpha gamma delta"] * 300)
+    assert [doc for doc, _ in index.search(["alpha"], [1], 3)] == [300, 301, 302]
+    write(600, [7] * 5, ["alpha"] * 5)
+    for section in ([7], [0, 7], [1, 7]):
+        want = brute_bm25(docs, set(section), nodes, ["alpha"])
+        got = index.search(["alpha"], section, 4)
+        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:4], section
