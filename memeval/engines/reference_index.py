@@ -221,7 +221,7 @@ class LexicalIndex:
             return []
         part = inside < self._alive and filters_postings(inside / self._alive)
         narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
-        terms, small = self._plan(query, part and not narrow)
+        terms, small = self._plan(query, part and not narrow, whole=not narrow)
         if small is not None:
             return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
@@ -352,20 +352,21 @@ class LexicalIndex:
             grown[: self._count] = old[: self._count]
             setattr(self, name, grown)
 
-    def _plan(self, query: Sequence[str], nodes: bool) -> tuple[list[Term], Flat | None]:
+    def _plan(self, query: Sequence[str], nodes: bool, whole: bool = True) -> tuple[list[Term], Flat | None]:
         """The query's terms present in the tenant, with their idf, upper bound and postings
         (and each posting's node code when ``nodes`` is set, gathered once for the sections of
         one query), and, when they hold few postings, all of them in one :class:`Flat` (their
-        bounds are then not needed: every posting is scored). The :data:`PLANS` most recently
-        used plans are kept until the next write: a pre-turn asks its question of each section,
-        and each section's feedback query in between."""
+        bounds are then not needed: every posting is scored). Without ``whole`` the terms may
+        come without their postings (``docs`` None: a section that reads its own nodes' needs
+        none). The :data:`PLANS` most recently used plans are kept until the next write: a
+        pre-turn asks its question of each section, and each section's feedback query in between."""
         if self._plans_of != (self._count, self._alive):
             self._plans.clear()
             self._plans_of = (self._count, self._alive)
         key = tuple(query)
         found = self._plans.pop(key, None)
-        if found is None:
-            found = self._gather(query)
+        if found is None or (whole and found[0] and found[0][0].docs is None):
+            found = self._gather(query, whole)
             if len(self._plans) >= PLANS:
                 del self._plans[next(iter(self._plans))]
         plan, small = found
@@ -374,37 +375,45 @@ class LexicalIndex:
         self._plans[key] = found  # the most recently used last
         return found
 
-    def _gather(self, query: Sequence[str]) -> tuple[list[Term], Flat | None]:
-        """:meth:`_plan`'s terms and flat postings, read from the segments."""
+    def _gather(self, query: Sequence[str], whole: bool) -> tuple[list[Term], Flat | None]:
+        """:meth:`_plan`'s terms and flat postings, read from the segments (each term's postings
+        joined across them only when ``whole`` or few)."""
         found = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
             if tid is None:
                 continue
             parts = [segment.postings(tid) for segment in self._segments]
-            docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
-            if docs.size:
-                found.append((tid, docs, np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]))
-        small = scores_every_posting(sum(docs.size for _, docs, _ in found))
+            df = sum(docs.size for docs, _ in parts)
+            if df:
+                found.append((tid, parts, df))
+        small = scores_every_posting(sum(df for _, _, df in found))
         plan = []
-        for tid, docs, tfs in found:
-            idf = math.log(1 + (self._alive - docs.size + 0.5) / (docs.size + 0.5))
-            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, docs, tfs), docs, tfs, tid=tid))
+        for tid, parts, df in found:
+            idf = math.log(1 + (self._alive - df + 0.5) / (df + 0.5))
+            docs = tfs = None
+            if whole or small:
+                docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
+                tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
+            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, parts), docs, tfs, tid=tid))
         return plan, flat(plan, self._norms_now(), self._node) if small and plan else None
 
-    def _peak(self, tid: int, docs: Any, tfs: Any) -> float:
+    def _peak(self, tid: int, parts: Sequence[tuple[Any, Any]]) -> float:
         """An upper bound on term ``tid``'s tf factor ``tf (k1 + 1) / (tf + norm)`` in any of its
-        documents: the largest factor over its postings at an average length 5 % above the
-        current one (the factor grows with the average), kept until the average outgrows it and
-        extended to the documents written since. Removals only lower the true largest factor."""
+        documents (its postings in ``parts``, one per segment): the largest factor over its
+        postings at an average length 5 % above the current one (the factor grows with the
+        average), kept until the average outgrows it and extended to the documents written
+        since. Removals only lower the true largest factor."""
         avgdl = self._total / self._alive
         limit, covered, peak = self._peaks.get(tid, (0.0, 0, 0.0))
         if avgdl > limit:
             limit, covered, peak = avgdl * (1 + _PEAK_SLACK), 0, 0.0
         if covered < self._count:
-            start = int(np.searchsorted(docs, covered))
-            norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
-            if norm.size:
+            for docs, tfs in parts:
+                if not docs.size or docs[-1] < covered:
+                    continue
+                start = int(np.searchsorted(docs, covered))
+                norm = K1 * (1 - B + B * self._dl[docs[start:]] / limit)
                 peak = max(peak, float(share(1.0, tfs[start:], norm).max()))
             self._peaks[tid] = (limit, self._count, peak)
         return peak
