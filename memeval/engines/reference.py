@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -170,12 +170,12 @@ class ReferenceEngine:
             found = _candidates(store, request.query, terms, codes, depth, request.limit)
             keys = store.keys if request.prefer_recent else None
             span = max(request.limit, MIN_SPAN)
-            asked, thread_of = store.texts.query(request.query), _thread_of(store)
-            scores = fuse(asked, found, store.texts, thread_of)
+            asked = store.texts.query(request.query)
+            scores = fuse(asked, found, store.texts, store.threads)
             if scores and asked.held(scores, store.texts) < FEEDBACK_BELOW:
                 best = min(scores, key=lambda doc: (-scores[doc], doc))
                 found = _with_feedback(store, request.query, terms, codes, request.limit, found, best)
-                scores = fuse(asked, found, store.texts, thread_of)
+                scores = fuse(asked, found, store.texts, store.threads)
             ranked = rank(asked, scores, store.texts, keys, is_dated, span)
             return [Hit(store.items[doc], score) for doc, score in ranked[: request.limit]]  # type: ignore[arg-type]
 
@@ -246,17 +246,6 @@ def _with_feedback(store: TenantStore, query: str, terms: list[str], codes: tupl
     lexical = store.lexical.search(feedback_terms(terms, text), codes, depth)
     dense = store.dense.search(f"{query}\n{text}", codes, depth) if store.dense else None
     return replace(found, feedback_lexical=lexical, feedback_dense=dense)
-
-
-def _thread_of(store: TenantStore) -> Callable[[int], str | None]:
-    """A document's thread in ``store`` (None for documents, learnings and forgotten items)."""
-    items = store.items
-
-    def thread_of(doc: int) -> str | None:
-        item = items[doc]
-        return item.thread if item is not None else None
-
-    return thread_of
 
 
 ADAPTER = Adapter(create)

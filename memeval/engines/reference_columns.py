@@ -78,8 +78,15 @@ class StoredItems:
         self._new.append(item)
 
     def column(self, field: str) -> list[str]:
-        """Every stored item's ``field`` (one of the text fields), decoded at once."""
+        """Every stored item's ``field`` (a text field, or an optional one with "" where unset),
+        decoded at once."""
         return _decode_all(*self._columns[field])
+
+    def optional_column(self, field: str) -> list[str | None]:
+        """Every stored item's optional ``field`` (``thread``, say), decoded at once; None where
+        it is unset or the item removed."""
+        none = self._none[field] | self.removed
+        return [None if gone else value for value, gone in zip(self.column(field), none.tolist(), strict=True)]
 
     def _build(self, doc: int) -> MemoryItem:
         text = {f: _decode(*self._columns[f], doc) for f in _TEXT}

@@ -28,12 +28,13 @@ recency key per document comes a bounded bonus in proportion to a candidate's re
 among the contenders (candidates within half the best score; at most :data:`RECENCY` of the
 best score), so that among candidates matching about equally the newer one comes first. Then
 a candidate that a newer near-duplicate supersedes goes after the rest
-(:func:`demote_superseded`). The text signals are substring tests on the flattened text, about
-ten microseconds a candidate, so nothing is computed at write time (the flattened texts of
-recent candidates are kept, :class:`Texts`); they are measured once per question and candidate
-(:meth:`Query.shares`): a recall's two passes and the recalls of one pack, which asks its
-question once per section, share one :class:`Query` (:meth:`Texts.query`) until an item is
-forgotten.
+(:func:`demote_superseded`). The text signals are substring tests on the flattened text, a few
+microseconds a candidate (a large tenant's pool is measured at once in compiled code with the
+``fast`` extra, :mod:`memeval.engines.reference_signals`), so nothing is computed at write time
+(the flattened texts of recent candidates are kept, :class:`Texts`); they are measured once per
+question and candidate (:meth:`Query.shares`): a recall's two passes and the recalls of one
+pack, which asks its question once per section, share one :class:`Query` (:meth:`Texts.query`)
+until an item is forgotten.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
 
+from memeval.engines import reference_kernel as kernel
+from memeval.engines import reference_signals as signals
 from memeval.engines.reference_index import STOPWORDS, analyze, flatten, stem
 from memeval.engines.supersede import Shape, asked_words, replaces, shape
 
@@ -72,8 +75,9 @@ class Texts:
     """A tenant's document texts, flattened on demand (the latest :data:`FLATS` kept: a
     document often returns in the next question's pool), and the queries recently asked of them."""
 
-    def __init__(self, text_of: Callable[[int], str]) -> None:
+    def __init__(self, text_of: Callable[[int], str], size: Callable[[], int] = lambda: 0) -> None:
         self._text_of = text_of
+        self._size = size
         self._flats: dict[int, str] = {}
         self._queries: dict[str, Query] = {}
 
@@ -85,6 +89,11 @@ class Texts:
                 self._flats.clear()
             flat = self._flats[doc] = f" {flatten(self._text_of(doc))} "
         return flat
+
+    def compiled(self) -> bool:
+        """Whether the tenant is large enough, and numba installed, for its candidates' shares to
+        be measured in compiled code."""
+        return self._size() >= kernel.MIN_DOCS and kernel.available()
 
     def raw(self, doc: int) -> str:
         """``doc``'s text as stored (title and body)."""
@@ -122,16 +131,19 @@ class Query:
         self.text = text
         self._shares: dict[int, tuple[float, float]] = {}
         words = dict.fromkeys(flatten(text).split())
-        self.words = [(f" {w} ", STOPWORD_WEIGHT) if w in STOPWORDS else (f" {stem(w)}", 1.0) for w in words]
+        self.words = [(f" {w} ", True) if w in STOPWORDS else (f" {stem(w)}", False) for w in words]
         self._needles = [needle for needle, _ in self.words]
-        self._weights = [weight for _, weight in self.words]
-        self.total = min(sum(self._weights), SATURATION) or 1.0
+        self._content = [not stop for _, stop in self.words]
+        content = sum(self._content)
+        # Counts, not a sum of weights, so that every way of measuring gets the same share to the bit.
+        self.total = min(content + STOPWORD_WEIGHT * (len(self.words) - content), SATURATION) or 1.0
         # A content word's trigram probe starts with its stem test, which is its word needle:
         # each probe keeps that needle's position in ``words``.
         at = {w: i for i, w in enumerate(words)}
         self.grams = [(at[w], grams, _spare(len(grams))) for w in words
                       if w not in STOPWORDS and len(w) > 2 for grams in [_grams(w)]]
-        self._gram_words = min(len(self.grams), SATURATION) or 1
+        self._gram_words = int(min(len(self.grams), SATURATION)) or 1
+        self._compiled: signals.Needles | None = None
 
     def shares(self, doc: int, texts: Texts) -> tuple[float, float]:
         """``doc``'s ``words`` and ``grams`` shares (see the module docstring), measured once."""
@@ -139,6 +151,18 @@ class Query:
         if found is None:
             found = self._shares[doc] = self.measure(texts.flat(doc))
         return found
+
+    def measure_all(self, docs: Iterable[int], texts: Texts) -> None:
+        """Measure the shares of the ``docs`` not measured yet, in compiled code for a large
+        tenant (:mod:`memeval.engines.reference_signals`, the same shares as :meth:`measure`)."""
+        if not texts.compiled():
+            return
+        new = [doc for doc in dict.fromkeys(docs) if doc not in self._shares]
+        if not new:
+            return
+        if self._compiled is None:
+            self._compiled = signals.needles(self.words, STOPWORD_WEIGHT, self.total, self.grams, self._gram_words)
+        self._shares.update(zip(new, signals.measure(self._compiled, [texts.flat(doc) for doc in new]), strict=True))
 
     def held(self, docs: Iterable[int], texts: Texts) -> float:
         """The largest ``words`` share among ``docs`` (0 without any)."""
@@ -153,7 +177,8 @@ class Query:
         mean is taken over at most :data:`SATURATION` words.
         """
         held = list(map(flat.__contains__, self._needles))
-        words = min(1.0, sum(compress(self._weights, held)) / self.total)
+        content = sum(compress(self._content, held))
+        words = min(1.0, (content + STOPWORD_WEIGHT * (sum(held) - content)) / self.total)
         total = 0.0
         for at, grams, spare in self.grams:
             if held[at]:
@@ -233,12 +258,14 @@ def feedback_terms(terms: Sequence[str], text: str) -> list[str]:
     return asked + extra[:FEEDBACK_TERMS]
 
 
-def fuse(asked: Query, found: Candidates, texts: Texts,
-         thread_of: Callable[[int], str | None] | None = None) -> dict[int, float]:
-    """Every signal but recency, summed per candidate of the pool (threads with ``thread_of``)."""
+def fuse(asked: Query, found: Candidates, texts: Texts, threads: Sequence[int] | None = None) -> dict[int, float]:
+    """Every signal but recency, summed per candidate of the pool (with ``threads``, each
+    document's thread as a code, negative for none, the thread bonus)."""
     scores: dict[int, float] = {}
     best_words = 0.0
-    for doc in found.pool():
+    pool = found.pool()
+    asked.measure_all(pool, texts)
+    for doc in pool:
         words, grams = asked.shares(doc, texts)
         scores[doc] = W_WORDS * words + W_GRAMS * grams
         if words > best_words:
@@ -248,8 +275,8 @@ def fuse(asked: Query, found: Candidates, texts: Texts,
     _add(scores, _shifted(found.dense), W_DENSE)
     _add(scores, dict(found.feedback_lexical), W_FEEDBACK)
     _add(scores, _shifted(found.feedback_dense), W_FEEDBACK)
-    if thread_of is not None:
-        _share_threads(scores, thread_of)
+    if threads is not None:
+        _share_threads(scores, threads)
     return scores
 
 
@@ -263,11 +290,11 @@ def _shifted(near: Sequence[tuple[int, float]] | None) -> dict[int, float]:
     return {doc: s - low if spread else 1.0 for doc, s in near}
 
 
-def _share_threads(scores: dict[int, float], thread_of: Callable[[int], str | None]) -> None:
+def _share_threads(scores: dict[int, float], threads: Sequence[int]) -> None:
     """Add to each threaded candidate :data:`THREAD` of the best score of another candidate in
-    its thread."""
-    threaded = [(doc, thread, score) for doc, score in scores.items() if (thread := thread_of(doc)) is not None]
-    best: dict[str, tuple[float, float]] = {}
+    its thread (``threads``: each document's thread code, negative for none)."""
+    threaded = [(doc, thread, score) for doc, score in scores.items() if (thread := threads[doc]) >= 0]
+    best: dict[int, tuple[float, float]] = {}
     for _, thread, score in threaded:
         top, second = best.get(thread, (0.0, 0.0))
         best[thread] = (score, top) if score > top else (top, max(second, score))

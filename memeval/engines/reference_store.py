@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import json
 import re
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
 from dataclasses import astuple
@@ -60,7 +61,11 @@ class TenantStore:
         self._scanned = 0
         self._queued_codes: list[int] = []
         self._queued_texts: list[str] = []
-        self.texts = Texts(self._text)
+        self.texts = Texts(self._text, lambda: len(self.items))
+        # Each document's thread as a small code (-1: none, or removed), for the ranking's
+        # thread bonus, which looks up hundreds of candidates per recall.
+        self.threads = array("q")
+        self._thread_codes: dict[str, int] = {}
 
     def admit(self, item: MemoryItem) -> WriteReceipt:
         """Store ``item`` unless its id is already here (then a replay that stores nothing):
@@ -79,6 +84,7 @@ class TenantStore:
         if code is None:
             code = self._new_node(item.node)
         self.items.append(item)
+        self.threads.append(self._thread_code(item.thread))
         self.keys.append(key)
         self._ids[item.id] = doc
         self._doc_code.append(code)
@@ -138,6 +144,7 @@ class TenantStore:
             if doc is not None:
                 docs[doc] = self._doc_code[doc]
                 self.items[doc] = None
+                self.threads[doc] = -1
         if not docs:
             return 0
         self.changes += 1
@@ -215,6 +222,7 @@ class TenantStore:
         live = ~store.items.removed
         store.keys = [(h << _SLOT_BITS) | doc for doc, h in enumerate(high.tolist())]
         store._doc_code = codes.tolist()
+        store.threads = array("q", map(store._thread_code, store.items.optional_column("thread")))
         store._ids = dict(zip(store.items.column("id"), range(len(high)), strict=True))
         store._ids.pop("", None)  # the removed rows
         for name in meta["nodes"]:
@@ -239,6 +247,14 @@ class TenantStore:
         if item is None:
             return ""
         return item.text if item.title is None else f"{item.title}\n{item.text}"
+
+    def _thread_code(self, thread: str | None) -> int:
+        if thread is None:
+            return -1
+        code = self._thread_codes.get(thread)
+        if code is None:
+            code = self._thread_codes[thread] = len(self._thread_codes)
+        return code
 
     def _new_node(self, name: str) -> int:
         code = self._codes[name] = len(self._codes)

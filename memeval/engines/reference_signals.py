@@ -1,0 +1,166 @@
+"""The ``words`` and ``grams`` text signals of many candidates at once in compiled code (numba),
+for the reference engine's ranking (:class:`memeval.engines.reference_rank.Query`).
+
+The signals are substring tests of a query's needles (its words, and the character trigrams of
+its content words) on each candidate's flattened text. In Python each test is a call, about
+9 µs a candidate for a ten-word question; here the candidates' texts are one UTF-8 buffer, and
+each candidate's byte trigrams go into a small hash table first, so a needle whose first three
+bytes the text lacks fails in one lookup and only the others are searched byte by byte. UTF-8 is
+self-synchronising, so a needle's bytes occur in a text's bytes exactly when its characters
+occur in the text's characters. The results are :meth:`Query.measure`'s to the last bit: the
+same sums in the same order.
+
+With the ``fast`` extra, a tenant of :data:`memeval.engines.reference_kernel.MIN_DOCS`
+documents or more measures its candidates here (numba is imported and the kernel compiled, or
+read from numba's cache, on the first such batch); smaller ones stay in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+class Needles(NamedTuple):
+    """One query's probes as arrays: every needle's UTF-8 bytes in one buffer (the word needles
+    first, then each trigram probe's grams), which word needles are stopwords and their weight,
+    the share's denominator, and per trigram probe its word needle, its grams' range and how many
+    of them may miss."""
+
+    buf: Any
+    starts: Any
+    stop: Any
+    stop_weight: float
+    total: float
+    probe_at: Any
+    probe_lo: Any
+    probe_hi: Any
+    probe_spare: Any
+    gram_words: int
+
+
+def needles(words: Sequence[tuple[str, bool]], stop_weight: float, total: float,
+            grams: Sequence[tuple[int, Sequence[str], int]], gram_words: int) -> Needles:
+    """:class:`Needles` for a query's ``(needle, is a stopword)`` words and ``(word, grams,
+    spare)`` trigram probes (see :class:`memeval.engines.reference_rank.Query`)."""
+    texts = [needle for needle, _ in words] + [gram for _, found, _ in grams for gram in found]
+    encoded = [text.encode() for text in texts]
+    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=starts[1:])
+    lo, hi, at = [], [], len(words)
+    for _, found, _ in grams:
+        lo.append(at)
+        at += len(found)
+        hi.append(at)
+    return Needles(np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), starts,
+                   np.array([stop for _, stop in words], dtype=np.bool_), float(stop_weight), float(total),
+                   np.array([word for word, _, _ in grams], dtype=np.int64), np.array(lo, dtype=np.int64),
+                   np.array(hi, dtype=np.int64), np.array([spare for _, _, spare in grams], dtype=np.int64),
+                   int(gram_words))
+
+
+def measure(probes: Needles, flats: Sequence[str]) -> list[tuple[float, float]]:
+    """The ``(words, grams)`` shares of each flattened text of ``flats``."""
+    encoded = [flat.encode() for flat in flats]
+    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=starts[1:])
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    out = _kernel()(buf, starts, probes.buf, probes.starts, probes.stop, probes.stop_weight, probes.total,
+                    probes.probe_at, probes.probe_lo, probes.probe_hi, probes.probe_spare, probes.gram_words)
+    return list(zip(out[:, 0].tolist(), out[:, 1].tolist(), strict=True))
+
+
+def prepare() -> None:
+    """Import numba and compile the kernel (or read numba's cached build) now."""
+    _kernel()
+
+
+@cache
+def _kernel() -> Any:
+    import numba
+
+    golden = np.uint64(0x9E3779B97F4A7C15)
+
+    @numba.njit(cache=True)
+    def trigram(data: Any, at: int) -> Any:
+        return (np.uint64(data[at]) << np.uint64(16)) | (np.uint64(data[at + 1]) << np.uint64(8)) | np.uint64(data[at + 2])
+
+    @numba.njit(cache=True)
+    def same(buf: Any, at: int, ndl: Any, start: int, end: int) -> bool:
+        for i in range(end - start):
+            if buf[at + i] != ndl[start + i]:
+                return False
+        return True
+
+    @numba.njit(cache=True)
+    def kernel(buf: Any, starts: Any, ndl: Any, nstarts: Any, stop: Any, stop_weight: float, total: float,
+               probe_at: Any, probe_lo: Any, probe_hi: Any, probe_spare: Any, gram_words: int) -> Any:
+        count = nstarts.size - 1
+        # The needles by their first three bytes, in a small hash table: a text is read once,
+        # each of its trigrams looked up, and only the needles starting with it compared.
+        bits = 4
+        while (1 << bits) < 4 * count:
+            bits += 1
+        mask, shift = (1 << bits) - 1, np.uint64(64 - bits)
+        keys = np.zeros(1 << bits, dtype=np.uint64)
+        heads = np.full(1 << bits, -1, dtype=np.int64)
+        chain = np.full(count, -1, dtype=np.int64)
+        short = []  # needles under three bytes, searched one by one
+        for i in range(count):
+            if nstarts[i + 1] - nstarts[i] < 3:
+                short.append(i)
+                continue
+            key = trigram(ndl, nstarts[i])
+            slot = np.int64((key * golden) >> shift)
+            while heads[slot] >= 0 and keys[slot] != key:
+                slot = (slot + 1) & mask
+            keys[slot] = key
+            chain[i] = heads[slot]
+            heads[slot] = i
+        docs = starts.size - 1
+        out = np.zeros((docs, 2))
+        held = np.zeros(count, dtype=np.bool_)
+        for doc in range(docs):
+            lo, hi = starts[doc], starts[doc + 1]
+            held[:] = False
+            for at in range(lo, hi - 2):
+                key = trigram(buf, at)
+                slot = np.int64((key * golden) >> shift)
+                while heads[slot] >= 0 and keys[slot] != key:
+                    slot = (slot + 1) & mask
+                i = heads[slot]
+                while i >= 0:
+                    if not held[i] and nstarts[i + 1] - nstarts[i] <= hi - at and same(buf, at, ndl, nstarts[i], nstarts[i + 1]):
+                        held[i] = True
+                    i = chain[i]
+            for i in short:
+                for at in range(lo, hi - (nstarts[i + 1] - nstarts[i]) + 1):
+                    if same(buf, at, ndl, nstarts[i], nstarts[i + 1]):
+                        held[i] = True
+                        break
+            content, stops = 0, 0
+            for i in range(stop.size):
+                if held[i]:
+                    if stop[i]:
+                        stops += 1
+                    else:
+                        content += 1
+            grams = 0.0
+            for p in range(probe_at.size):
+                if held[probe_at[p]]:
+                    grams += 1.0
+                    continue
+                misses = 0
+                for g in range(probe_lo[p], probe_hi[p]):
+                    if not held[g]:
+                        misses += 1
+                if misses <= probe_spare[p]:
+                    grams += 1.0 - misses / (probe_hi[p] - probe_lo[p])
+            out[doc, 0] = min(1.0, (content + stop_weight * stops) / total)
+            out[doc, 1] = min(1.0, grams / gram_words)
+        return out
+
+    return kernel
