@@ -273,14 +273,20 @@ class DenseIndex:
         return [(int(doc), float(sims[doc])) for doc in hits]
 
     def _from_ann(self, query: str, lut: Any, k: int) -> list[tuple[int, float]] | None:
-        """The ``k`` best live rows in the selected nodes as the ANN index finds them, or None
-        when fewer than ``k`` of its candidates are in those nodes (the caller scans exactly)."""
-        rows, sims = self._ann.search(self._queries.vector(query), max(_ANN_SHARE * k, 64))  # type: ignore[union-attr]
-        keep = lut[self._codes[rows]] & (sims >= self._floor)
-        rows, sims = rows[keep][:k], sims[keep][:k]
+        """The ``k`` best live rows in the selected nodes among the ANN index's candidates, with
+        their exact cosines (ties oldest first), or None when fewer than ``k`` of its candidates
+        are in those nodes (the caller scans exactly)."""
+        np = self._np
+        vector = self._queries.vector(query)
+        rows, _ = self._ann.search(vector, max(_ANN_SHARE * k, 64))  # type: ignore[union-attr]
+        rows = rows[lut[self._codes[rows]]]
+        sims = np.einsum("ij,j->i", self._vecs[rows], vector)
+        keep = sims >= self._floor
+        rows, sims = rows[keep], sims[keep]
         if rows.size < k:
             return None
-        return [(int(doc), float(sim)) for doc, sim in zip(rows, sims, strict=True)]
+        order = np.lexsort((rows, -sims))[:k]
+        return [(int(doc), float(sim)) for doc, sim in zip(rows[order], sims[order], strict=True)]
 
     def _similarities(self, query: str) -> Any:
         """Cosine of every row with the query, cached until the next write or removal (a

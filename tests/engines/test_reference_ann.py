@@ -28,7 +28,8 @@ def test_it_finds_the_exact_top_ten_and_reopens_with_the_same_answers(tmp_path, 
         rows, sims = index.search(query, 10)
         exact = np.argsort(-(vectors @ query))[:10]
         found += len(set(rows.tolist()) & set(exact.tolist()))
-        assert np.allclose(sims, vectors[rows] @ query, atol=1e-5) and list(sims) == sorted(sims, reverse=True)
+        # 8-bit codes: cosines within 0.01 of the exact ones (the engine rescores its candidates)
+        assert np.allclose(sims, vectors[rows] @ query, atol=0.01) and list(sims) == sorted(sims, reverse=True)
     assert found >= 0.9 * 200 and len(index) == 3000
     index.save(tmp_path / "ann.faiss")
     again = AnnIndex(16, tmp_path / "ann.faiss")

@@ -225,11 +225,15 @@ def test_the_ann_index_answers_a_large_section_close_to_exact(monkeypatch):
         engine.write(turn(f"entry {i}", day(i % 20), node=f"agent:a{i % 3}"))
     dense = engine._tenants[T].dense
     query = "entry 17"
-    got = [doc for doc, _ in dense.search(query, (0, 1, 2), 10)]
+    found = dense.search(query, (0, 1, 2), 10)
+    got = [doc for doc, _ in found]
     sims = dense._vecs[: dense._rows] @ dense._queries.vector(query)
     want = list(numpy.argsort(-sims, kind="stable")[:10])
     assert dense._ann is not None and len(dense._ann) == 600
     assert len(set(got) & set(want)) >= 9
+    # The index's approximate cosines are rescored: each hit carries its exact cosine, best first.
+    assert [score for _, score in found] == sorted((float(sims[doc]) for doc in got), reverse=True)
+    assert all(score == pytest.approx(float(sims[doc]), abs=1e-6) for doc, score in found)
 
 
 def test_the_pack_orders_supersession_by_the_instant_not_the_timestamp_string():

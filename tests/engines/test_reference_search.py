@@ -189,3 +189,18 @@ def test_a_node_written_after_the_first_narrow_search_is_found(monkeypatch):
         want = brute_bm25(docs, set(section), nodes, ["alpha"])
         got = index.search(["alpha"], section, 4)
         assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:4], section
+
+
+def test_the_compiled_kernel_keeps_the_older_of_equal_scores_whatever_term_they_hold(monkeypatch):
+    # Two terms of equal df: the newer documents hold the query's first term, the older ones its
+    # second, so a kernel that kept the first equal score it met would keep the newer.
+    if not reference_kernel.available():
+        pytest.skip("the fast extra (numba) is not installed")
+    monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)
+    index = LexicalIndex()
+    texts = ["fillerx"] * 200
+    texts[10], texts[20], texts[30], texts[40] = "betax other", "alphax other", "alphax other", "betax other"
+    index.add_many(0, [0] * len(texts), texts)
+    assert [doc for doc, _ in index.search(["alphax", "betax"], [0], 1)] == [10]
+    assert [doc for doc, _ in index.search(["alphax", "betax"], [0], 3)] == [10, 20, 30]
