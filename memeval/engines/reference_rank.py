@@ -123,7 +123,7 @@ class Texts:
 
 
 class Query:
-    """A query's probes for the text signals: ``(needle, weight)`` words and trigrams, and the
+    """A query's probes for the text signals: ``(needle, is a stopword)`` words and trigrams, and the
     shares already measured per document (one recall's two passes, and the recalls of one pack
     through :meth:`Texts.query`, measure each candidate once)."""
 

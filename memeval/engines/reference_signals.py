@@ -2,13 +2,13 @@
 for the reference engine's ranking (:class:`memeval.engines.reference_rank.Query`).
 
 The signals are substring tests of a query's needles (its words, and the character trigrams of
-its content words) on each candidate's flattened text. In Python each test is a call, about
-9 µs a candidate for a ten-word question; here the candidates' texts are one UTF-8 buffer, and
-each candidate's byte trigrams go into a small hash table first, so a needle whose first three
-bytes the text lacks fails in one lookup and only the others are searched byte by byte. UTF-8 is
-self-synchronising, so a needle's bytes occur in a text's bytes exactly when its characters
-occur in the text's characters. The results are :meth:`Query.measure`'s to the last bit: the
-same sums in the same order.
+its content words) on each candidate's flattened text. In Python each test is a call, 3-9 µs a
+candidate for a ten-word question; here the candidates' texts are one UTF-8 buffer and the
+needles sit in a small hash table by their first three bytes, so each text is read once, each of
+its trigrams looked up, and only the needles starting with it compared byte by byte (needles
+under three bytes are searched one by one). UTF-8 is self-synchronising, so a needle's bytes
+occur in a text's bytes exactly when its characters occur in the text's characters. The results
+are :meth:`Query.measure`'s to the last bit: the same counts and the same sums in the same order.
 
 With the ``fast`` extra, a tenant of :data:`memeval.engines.reference_kernel.MIN_DOCS`
 documents or more measures its candidates here (numba is imported and the kernel compiled, or
@@ -71,11 +71,6 @@ def measure(probes: Needles, flats: Sequence[str]) -> list[tuple[float, float]]:
     out = _kernel()(buf, starts, probes.buf, probes.starts, probes.stop, probes.stop_weight, probes.total,
                     probes.probe_at, probes.probe_lo, probes.probe_hi, probes.probe_spare, probes.gram_words)
     return list(zip(out[:, 0].tolist(), out[:, 1].tolist(), strict=True))
-
-
-def prepare() -> None:
-    """Import numba and compile the kernel (or read numba's cached build) now."""
-    _kernel()
 
 
 @cache
