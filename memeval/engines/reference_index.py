@@ -11,9 +11,15 @@ query of few postings is gathered once into one run of BM25 shares that each sec
 sums (:func:`memeval.engines.reference_search.flat_top_k`). Otherwise a search hands the query's
 postings, each term's idf and bound, and the section's nodes to
 :func:`memeval.engines.reference_search.top_k`, which prunes with MaxScore and returns what
-scoring every posting would; a section of most of a tenant of
-:data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, with numba installed, is
-scored by :func:`memeval.engines.reference_kernel.top_k` in compiled code instead.
+scoring every posting would.
+
+A tenant of :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, with numba
+installed, scores in compiled code instead: the first query of a pack (its question) is scored
+into one array over every document, kept until the next question or write; every section reads
+its top k from it (a small section its own documents' scores, a large one in one pass over the
+array), and a query that starts with the question's terms (a feedback query) adds only its later
+terms' shares to it. A tenant's searches cost one pass over the question's postings, not one per
+section; a lone search of a small section costs that pass too.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import numpy as np
 from memeval.engines import reference_kernel as kernel
 from memeval.engines import reference_postings as postings
 from memeval.engines.reference_postings import Segment
-from memeval.engines.reference_split import NodeSplit, split
+from memeval.engines.reference_split import NodeDocs, NodeSplit, split
 from memeval.engines.reference_split import postings as node_postings
 from memeval.engines.reference_search import (
     B,
@@ -43,6 +49,7 @@ from memeval.engines.reference_search import (
     flat_top_k,
     reads_its_nodes,
     scores_every_posting,
+    seeded_top_k,
     share,
     top_k,
 )
@@ -137,6 +144,15 @@ def stem(word: str) -> str:
     return word
 
 
+class _Asked(NamedTuple):
+    """A pack's question in a compiled tenant: the index's state it was scored in (documents,
+    live documents, their total length), its terms' ids, and every document's BM25 score."""
+
+    key: tuple[int, int, int]
+    tids: tuple[int, ...]
+    scores: Any
+
+
 class LexicalIndex:
     """BM25 over one tenant's documents, each tagged with a node code, searched within nodes.
 
@@ -165,6 +181,8 @@ class LexicalIndex:
         self._peaks: dict[int, tuple[float, int, float]] = {}
         self._scratch = np.zeros(0)
         self._splits: dict[int, tuple[Segment, NodeSplit]] = {}
+        self._question: _Asked | None = None
+        self._node_docs = NodeDocs()
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Index ``text`` as document ``doc``; see :meth:`add_many`."""
@@ -221,29 +239,87 @@ class LexicalIndex:
             return []
         part = inside < self._alive and filters_postings(inside / self._alive)
         narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
-        terms, small = self._plan(query, part and not narrow, whole=not narrow)
+        compiled = self._compiles()
+        terms, small = self._plan(query, part and not narrow and not compiled, whole=not narrow and not compiled)
         if small is not None:
             return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
             return []
+        codes = sorted(n for n in nodes if 0 <= n < self._width)
+        if compiled:
+            return self._compiled(query, terms, codes if narrow else None, lut, k)
         if narrow:
-            return self._narrow(terms, sorted(n for n in nodes if 0 <= n < self._width), k)
-        if not part and self._alive >= kernel.MIN_DOCS and kernel.available():
-            return self._compiled(terms, lut, k)
+            return self._narrow(terms, codes, k)
         section = None if inside == self._alive else (self._node, lut)
         return top_k(terms, self._norms_now(), section, inside / self._alive, k)
 
-    def _compiled(self, terms: list[Term], lut: Any, k: int) -> list[tuple[int, float]]:
-        """The search in compiled code (:mod:`memeval.engines.reference_kernel`)."""
+    def _compiles(self) -> bool:
+        """Whether searches run in compiled code: a tenant of
+        :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, numba installed."""
+        return self._alive >= kernel.MIN_DOCS and kernel.available()
+
+    def _compiled(self, query: Sequence[str], terms: list[Term], narrow: list[int] | None, lut: Any,
+                  k: int) -> list[tuple[int, float]]:
+        """The search in compiled code (:mod:`memeval.engines.reference_kernel`), from the scores
+        of every document for the pack's question (:meth:`_asked`) and the BM25 shares of the
+        query's later terms (a feedback query starts with the question's); ``narrow``: the
+        section's nodes when it is a small share of the tenant (its documents' scores are read
+        out), else None (the whole array is scanned)."""
+        asked, extra = self._asked(query, terms)
+        if narrow is not None:
+            docs = self._node_docs.of(self._node, self._count, narrow)
+            later = None
+            if extra:
+                runs = node_postings(self._node_splits(), narrow, [term.tid for term in extra])
+                norms = self._norms_now()
+                later = (np.concatenate([held for held, _ in runs]),
+                         np.concatenate([share(term.idf, tfs, np.take(norms, held))
+                                         for term, (held, tfs) in zip(extra, runs, strict=True)]))
+            return seeded_top_k(docs, np.take(asked.scores, docs), later, k)
+        node = self._node[: self._count]
+        if not extra:
+            return kernel.best(asked.scores, node, lut, k, clear=False)
+        if self._scratch.size < self._count:
+            self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
+        scratch = self._scratch[: self._count]
+        scratch[:] = asked.scores
+        kernel.accumulate(*self._packed([self._joined(term) for term in extra]), self._norms_now(), scratch)
+        return kernel.best(scratch, node, lut, k, clear=True)
+
+    def _asked(self, query: Sequence[str], terms: list[Term]) -> tuple[_Asked, list[Term]]:
+        """The scores of every document for the question ``terms`` start with, and the terms
+        after it: the kept question's when it is a prefix of ``terms`` (the pack's question asked
+        again, or a feedback query), else these terms become the question."""
+        key = (self._count, self._alive, self._total)
+        asked = self._question
+        tids = tuple(term.tid for term in terms)
+        if asked is not None and asked.key == key and tids[: len(asked.tids)] == asked.tids:
+            return asked, terms[len(asked.tids) :]
+        whole, _ = self._plan(query, False)
+        scores = asked.scores if asked is not None and asked.scores.size == self._count else np.zeros(self._count)
+        scores.fill(0.0)
+        kernel.accumulate(*self._packed(whole), self._norms_now(), scores)
+        self._question = _Asked(key, tids, scores)
+        return self._question, []
+
+    def _joined(self, term: Term) -> Term:
+        """``term`` with its postings over every segment (its plan may have come without them)."""
+        if term.docs is not None:
+            return term
+        parts = [segment.postings(term.tid) for segment in self._segments]
+        docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
+        tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
+        return term._replace(docs=docs, tfs=tfs)
+
+    @staticmethod
+    def _packed(terms: list[Term]) -> tuple[Any, Any, Any, Any]:
+        """The postings of ``terms`` one after another, as :func:`kernel.accumulate` takes them:
+        starts, documents, term frequencies and idfs."""
         starts = np.zeros(len(terms) + 1, dtype=np.int64)
         np.cumsum([term.docs.size for term in terms], out=starts[1:])
         docs = np.concatenate([term.docs for term in terms])
         tfs = np.concatenate([term.tfs for term in terms])
-        idfs = np.array([term.idf for term in terms])
-        if self._scratch.size < self._count:
-            self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
-        return kernel.top_k(starts, docs, tfs, idfs, self._norms_now(), self._node[: self._count], lut, k,
-                            self._scratch)
+        return starts, docs, tfs, np.array([term.idf for term in terms])
 
     def _narrow(self, terms: list[Term], nodes: list[int], k: int) -> list[tuple[int, float]]:
         """The search within ``nodes``, a small share of the tenant, over their own postings of
@@ -365,10 +441,12 @@ class LexicalIndex:
             self._plans_of = (self._count, self._alive)
         key = tuple(query)
         found = self._plans.pop(key, None)
-        if found is None or (whole and found[0] and found[0][0].docs is None):
+        if found is None:
             found = self._gather(query, whole)
             if len(self._plans) >= PLANS:
                 del self._plans[next(iter(self._plans))]
+        elif whole and found[0] and found[0][0].docs is None:
+            found = ([self._joined(term) for term in found[0]], None)
         plan, small = found
         if nodes and small is None and plan and plan[0].nodes is None:
             found = ([term._replace(nodes=np.take(self._node, term.docs)) for term in plan], None)
@@ -395,7 +473,9 @@ class LexicalIndex:
             if whole or small:
                 docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
                 tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
-            plan.append(Term(idf, math.inf if small else idf * self._peak(tid, parts), docs, tfs, tid=tid))
+            # a compiled search scores every posting: it needs no bound
+            bound = math.inf if small or self._compiles() else idf * self._peak(tid, parts)
+            plan.append(Term(idf, bound, docs, tfs, tid=tid))
         return plan, flat(plan, self._norms_now(), self._node) if small and plan else None
 
     def _peak(self, tid: int, parts: Sequence[tuple[Any, Any]]) -> float:

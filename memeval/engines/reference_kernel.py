@@ -1,18 +1,15 @@
-"""Exact BM25 top k over a large tenant in compiled code (numba), for the reference engine's
-lexical index (:class:`memeval.engines.reference_index.LexicalIndex`).
+"""Exact BM25 over a large tenant in compiled code (numba), for the reference engine's lexical
+index (:class:`memeval.engines.reference_index.LexicalIndex`).
 
-With the ``fast`` extra (numba) installed, a search over most of a tenant of :data:`MIN_DOCS`
-documents or more (a team's conversations, say) scores every posting of the query's terms into
-one array in a compiled loop and keeps the k best of the section in one pass over the documents:
-the top 10 over a 507k-document tenant took 2.0 / 3.8 ms p50 / p95 in
-``benchmarks/bench_reference.py``, where the numpy MaxScore search
-(:mod:`memeval.engines.reference_search`) took 5.7 / 8.9 ms. A section of a few nodes stays on
-the numpy search, which reads only the section's share of each posting list.
-The scores are the same BM25 shares summed in the query's term order, so the result is the
+With the ``fast`` extra (numba) installed, a tenant of :data:`MIN_DOCS` documents or more scores
+a query by adding every posting of its terms into one array of every document's score
+(:func:`accumulate`), then keeps a section's k best in one pass over that array (:func:`best`),
+or reads the section's own documents out of it (:mod:`memeval.engines.reference_shared`). The
+scores are the same BM25 shares summed in the query's term order, so the result is the
 exhaustive scorer's: best first, equal scores oldest first.
 
-numba is imported, and the kernel compiled (about a second, then cached on disk by numba), on the
-first such search only, so small runs never pay for it.
+numba is imported, and the kernels compiled (about a second, then cached on disk by numba), on
+the first such search only, so small runs never pay for it.
 """
 
 from __future__ import annotations
@@ -36,42 +33,47 @@ def available() -> bool:
 
 
 def prepare() -> None:
-    """Import numba and compile the kernel (or read numba's cached build) now rather than in the
+    """Import numba and compile the kernels (or read numba's cached build) now rather than in the
     first large search (a benchmark keeps this out of what it times)."""
-    _kernel()
+    _kernels()
 
 
-def top_k(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, node: Any, inside: Any, k: int,
-          scratch: Any) -> list[tuple[int, float]]:
-    """The ``k`` best ``(doc, score)`` pairs among documents whose ``node`` code is ``inside``,
-    best first, equal scores oldest first.
+def accumulate(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any) -> None:
+    """Add the BM25 shares of a query's postings into ``acc`` (float64, one per document).
 
-    ``docs`` and ``tfs`` hold the query terms' postings one term after another, term ``j`` at
+    ``docs`` and ``tfs`` hold the terms' postings one term after another, term ``j`` at
     ``starts[j]:starts[j + 1]`` with idf ``idfs[j]``; ``norms`` is every document's length
-    normalisation (see :func:`memeval.engines.reference_search.share`). Meant for a section of
-    most of the tenant: documents outside it are scored, then passed over. ``scratch`` is a
-    float64 array of zeros, one per document, which the search uses and leaves zeroed (a fresh
-    one costs its page faults, a millisecond at 500k documents).
+    normalisation (see :func:`memeval.engines.reference_search.share`, whose order of operations
+    this follows, so that the sums agree to the last bit).
     """
-    found, scores = _kernel()(starts, docs, tfs, idfs, norms, node, inside, k, scratch[: norms.size])
+    _kernels()[0](starts, docs, tfs, idfs, norms, acc)
+
+
+def best(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> list[tuple[int, float]]:
+    """The ``k`` best ``(doc, score)`` pairs of ``acc`` among documents whose ``node`` code is
+    ``inside`` and whose score is positive, best first, equal scores oldest first; with
+    ``clear``, ``acc`` is left zeroed (a fresh array costs its page faults, a millisecond at 500k
+    documents)."""
+    found, scores = _kernels()[1](acc, node, inside, k, clear)
     order = np.lexsort((found, -scores))
     return [(int(found[i]), float(scores[i])) for i in order]
 
 
 @cache
-def _kernel() -> Any:
+def _kernels() -> tuple[Any, Any]:
     import numba
 
-    @numba.njit(cache=True)
-    def kernel(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, node: Any, inside: Any, k: int,
-               acc: Any) -> tuple[Any, Any]:
+    @numba.njit(cache=True, nogil=True)
+    def add(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any) -> None:
         for term in range(idfs.size):
             weight = idfs[term] * (K1 + 1)
             for at in range(starts[term], starts[term + 1]):
                 doc = docs[at]
                 tf = float(tfs[at])
-                # reference_search.share, in the same order of operations, so the sums agree
                 acc[doc] += weight * tf / (tf + norms[doc])
+
+    @numba.njit(cache=True, nogil=True)
+    def keep(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> tuple[Any, Any]:
         # The k best in one pass over the documents, oldest first: a later document replaces the
         # worst kept one only with a strictly higher score; the worst is the lowest score, the
         # newest among equals.
@@ -80,7 +82,8 @@ def _kernel() -> Any:
         worst = 0
         for doc in range(acc.size):
             score = acc[doc]
-            acc[doc] = 0.0
+            if clear:
+                acc[doc] = 0.0
             if score > best[worst] and inside[node[doc]]:
                 best[worst] = score
                 found[worst] = doc
@@ -88,7 +91,7 @@ def _kernel() -> Any:
                 for i in range(1, k):
                     if best[i] < best[worst] or (best[i] == best[worst] and found[i] > found[worst]):
                         worst = i
-        keep = found >= 0
-        return found[keep], best[keep]
+        held = found >= 0
+        return found[held], best[held]
 
-    return kernel
+    return add, keep

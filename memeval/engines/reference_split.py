@@ -70,3 +70,40 @@ def postings(parts: Sequence[NodeSplit], nodes: Sequence[int], tids: Sequence[in
             docs, tfs = docs[order], tfs[order]
         out.append((docs, tfs))
     return out
+
+
+class NodeDocs:
+    """Each node's documents (increasing), extended as documents are written: for a search that
+    reads a small section's scores out of an array of every document's
+    (:func:`memeval.engines.reference_search.seeded_top_k`). Removed documents stay listed; their
+    scores are 0, which no match has."""
+
+    _CHUNKS = 8
+
+    def __init__(self) -> None:
+        self._chunks: list[list[Any]] = []
+        self._upto = 0
+
+    def of(self, node: Any, count: int, nodes: Sequence[int]) -> Any:
+        """The documents of ``nodes`` among the first ``count``, whose node codes ``node``
+        holds: each node's increasing, one node after another."""
+        if self._upto < count:
+            self._extend(node, count)
+        parts = [chunk for code in nodes if code < len(self._chunks) for chunk in self._chunks[code]]
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+    def _extend(self, node: Any, count: int) -> None:
+        codes = node[self._upto : count]
+        order = np.argsort(codes, kind="stable")
+        bounds = np.zeros(int(codes.max()) + 2, dtype=np.int64)
+        np.cumsum(np.bincount(codes), out=bounds[1:])
+        docs = order.astype(np.int64) + self._upto
+        self._chunks.extend([] for _ in range(len(bounds) - 1 - len(self._chunks)))
+        for code in np.flatnonzero(np.diff(bounds)).tolist():
+            chunks = self._chunks[code]
+            chunks.append(docs[bounds[code] : bounds[code + 1]])
+            if len(chunks) > self._CHUNKS:
+                chunks[:] = [np.concatenate(chunks)]
+        self._upto = count

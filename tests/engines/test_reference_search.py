@@ -114,8 +114,11 @@ PATHS = {
     "probe of every term": {"_PROBE_POSTINGS": 10**9},
     "tiny probe, sparse, filtered after": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1, "_DENSE_SHARE": 0,
                                            "_FILTER_AFTER": 0.0},
-    # Every tenant counts as large: sections of most of it run the compiled kernel (numba).
+    # Every tenant counts as large: searches score the question into one array in compiled code
+    # (numba) and scan it for the section's best.
     "compiled kernel for large sections": {"MIN_DOCS": 0},
+    # ... and every section short of the whole tenant reads its own documents' scores from it.
+    "compiled kernel, sections read their documents' scores": {"MIN_DOCS": 0, "_NARROW": 1.0},
     # Every section short of the whole tenant reads its own nodes' postings (reference_split).
     "sections read their nodes' postings, pruned": {"_NARROW": 1.0},
     "sections read their nodes' postings, scored whole": {"_NARROW": 1.0, "_DIRECT": 32768},
@@ -155,10 +158,12 @@ def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkey
         query = rng.choices(vocabulary, weights, k=size)
         section = set(rng.sample(range(5), rng.randint(1, 5)))
         k = rng.choice([1, 3, 24, 100])
-        want = brute_bm25(docs, section, nodes, query)
-        got = index.search(query, section, k)
-        assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:k], (trial, query)
-        assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
+        # the question, then a feedback query: the question's terms and a few more
+        for asked in (query, query + rng.choices(vocabulary, weights, k=3)):
+            want = brute_bm25(docs, section, nodes, asked)
+            got = index.search(asked, section, k)
+            assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:k], (trial, asked)
+            assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
 def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
