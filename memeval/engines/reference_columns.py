@@ -73,6 +73,18 @@ class StoredItems:
         else:
             self._made[doc] = value
 
+    def text(self, doc: int) -> str:
+        """Document ``doc``'s title and text as its engine indexes them (:func:`indexed_text`;
+        "" when removed), read from the columns without building the item (a recall reads the
+        texts of a hundred candidates and returns a few items)."""
+        if doc >= self._stored or doc in self._made:
+            item = self[doc]
+            return "" if item is None else indexed_text(item.title, item.text)
+        if self.removed[doc]:
+            return ""
+        title = None if self._none["title"][doc] else _decode(*self._columns["title"], doc)
+        return indexed_text(title, _decode(*self._columns["text"], doc))
+
     def append(self, item: MemoryItem) -> None:
         """Add the next document's item."""
         self._new.append(item)
@@ -100,6 +112,11 @@ class StoredItems:
 
 
 _REMOVED = MemoryItem("", "", "", "", id="-")
+
+
+def indexed_text(title: str | None, text: str) -> str:
+    """What the reference engine indexes of an item: its text, after its title when it has one."""
+    return text if title is None else f"{title}\n{text}"
 
 
 def _extra(item: MemoryItem) -> str | None:

@@ -183,6 +183,7 @@ class LexicalIndex:
         self._splits: dict[int, tuple[Segment, NodeSplit]] = {}
         self._question: _Asked | None = None
         self._node_docs = NodeDocs()
+        self._df = np.zeros(0, dtype=np.int64)
 
     def add(self, doc: int, node: int, text: str) -> None:
         """Index ``text`` as document ``doc``; see :meth:`add_many`."""
@@ -222,6 +223,7 @@ class LexicalIndex:
         self._total -= int(self._dl[gone].sum())
         terms = len(self._tid)
         self._segments = [postings.purge(segment, self._live, terms) for segment in self._segments]
+        self._df = postings.frequencies(self._segments, terms)
 
     def search(self, query: Sequence[str], nodes: Collection[int], k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(doc, score)`` pairs among documents in ``nodes``, best first.
@@ -247,7 +249,7 @@ class LexicalIndex:
             return []
         codes = sorted(n for n in nodes if 0 <= n < self._width)
         if compiled:
-            return self._compiled(query, terms, codes if narrow else None, lut, k)
+            return self._compiled(terms, codes if narrow else None, lut, k)
         if narrow:
             return self._narrow(terms, codes, k)
         section = None if inside == self._alive else (self._node, lut)
@@ -258,14 +260,13 @@ class LexicalIndex:
         :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, numba installed."""
         return self._alive >= kernel.MIN_DOCS and kernel.available()
 
-    def _compiled(self, query: Sequence[str], terms: list[Term], narrow: list[int] | None, lut: Any,
-                  k: int) -> list[tuple[int, float]]:
+    def _compiled(self, terms: list[Term], narrow: list[int] | None, lut: Any, k: int) -> list[tuple[int, float]]:
         """The search in compiled code (:mod:`memeval.engines.reference_kernel`), from the scores
         of every document for the pack's question (:meth:`_asked`) and the BM25 shares of the
         query's later terms (a feedback query starts with the question's); ``narrow``: the
         section's nodes when it is a small share of the tenant (its documents' scores are read
         out), else None (the whole array is scanned)."""
-        asked, extra = self._asked(query, terms)
+        asked, extra = self._asked(terms)
         if narrow is not None:
             docs = self._node_docs.of(self._node, self._count, narrow)
             later = None
@@ -283,10 +284,10 @@ class LexicalIndex:
             self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
         scratch = self._scratch[: self._count]
         scratch[:] = asked.scores
-        kernel.accumulate(*self._packed([self._joined(term) for term in extra]), self._norms_now(), scratch)
+        kernel.accumulate(*self._packed(extra), self._norms_now(), scratch)
         return kernel.best(scratch, node, lut, k, clear=True)
 
-    def _asked(self, query: Sequence[str], terms: list[Term]) -> tuple[_Asked, list[Term]]:
+    def _asked(self, terms: list[Term]) -> tuple[_Asked, list[Term]]:
         """The scores of every document for the question ``terms`` start with, and the terms
         after it: the kept question's when it is a prefix of ``terms`` (the pack's question asked
         again, or a feedback query), else these terms become the question."""
@@ -295,30 +296,21 @@ class LexicalIndex:
         tids = tuple(term.tid for term in terms)
         if asked is not None and asked.key == key and tids[: len(asked.tids)] == asked.tids:
             return asked, terms[len(asked.tids) :]
-        whole, _ = self._plan(query, False)
         scores = asked.scores if asked is not None and asked.scores.size == self._count else np.zeros(self._count)
         scores.fill(0.0)
-        kernel.accumulate(*self._packed(whole), self._norms_now(), scores)
+        kernel.accumulate(*self._packed(terms), self._norms_now(), scores)
         self._question = _Asked(key, tids, scores)
         return self._question, []
 
-    def _joined(self, term: Term) -> Term:
-        """``term`` with its postings over every segment (its plan may have come without them)."""
-        if term.docs is not None:
-            return term
-        parts = [segment.postings(term.tid) for segment in self._segments]
-        docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
-        tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
-        return term._replace(docs=docs, tfs=tfs)
-
-    @staticmethod
-    def _packed(terms: list[Term]) -> tuple[Any, Any, Any, Any]:
-        """The postings of ``terms`` one after another, as :func:`kernel.accumulate` takes them:
-        starts, documents, term frequencies and idfs."""
-        starts = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum([term.docs.size for term in terms], out=starts[1:])
-        docs = np.concatenate([term.docs for term in terms])
-        tfs = np.concatenate([term.tfs for term in terms])
+    def _packed(self, terms: list[Term]) -> tuple[Any, Any, Any, Any]:
+        """The postings of ``terms`` over every segment, one term after another, as
+        :func:`kernel.accumulate` takes them: starts, documents, term frequencies and idfs."""
+        parts = [segment.postings(term.tid) for term in terms for segment in self._segments]
+        starts = np.zeros(len(terms) * len(self._segments) + 1, dtype=np.int64)
+        np.cumsum([d.size for d, _ in parts], out=starts[1:])
+        starts = starts[:: len(self._segments)]  # each term's first posting, and the end
+        docs = np.concatenate([d for d, _ in parts])
+        tfs = np.concatenate([t for _, t in parts])
         return starts, docs, tfs, np.array([term.idf for term in terms])
 
     def _narrow(self, terms: list[Term], nodes: list[int], k: int) -> list[tuple[int, float]]:
@@ -375,6 +367,7 @@ class LexicalIndex:
         index._total = int(index._dl[index._live].sum())
         index._width = int(index._node.max()) + 1 if index._count else 0
         index._per_node = np.bincount(index._node[index._live], minlength=index._width)
+        index._df = postings.frequencies(index._segments, len(index._tid))
         return index
 
     def _ids_of(self, words: list[str]) -> list[int]:
@@ -415,7 +408,10 @@ class LexicalIndex:
         self._count, self._alive, self._total = end, self._alive + count, self._total + int(dl.sum())
         self._queued, self._lengths, self._queued_nodes = [], [], []
         terms = len(self._tid)
-        self._segments = postings.compact([*self._segments, postings.build(tids, docs, terms, count)], terms)
+        segment = postings.build(tids, docs, terms, count)
+        self._df = np.concatenate((self._df, np.zeros(terms - self._df.size, dtype=np.int64)))
+        self._df += postings.frequencies([segment], terms)
+        self._segments = postings.compact([*self._segments, segment], terms)
 
     def _grow(self, size: int) -> None:
         """Make room for ``size`` documents in the per-document arrays (capacity doubles)."""
@@ -441,12 +437,10 @@ class LexicalIndex:
             self._plans_of = (self._count, self._alive)
         key = tuple(query)
         found = self._plans.pop(key, None)
-        if found is None:
+        if found is None or (whole and found[0] and found[0][0].docs is None):
             found = self._gather(query, whole)
             if len(self._plans) >= PLANS:
                 del self._plans[next(iter(self._plans))]
-        elif whole and found[0] and found[0][0].docs is None:
-            found = ([self._joined(term) for term in found[0]], None)
         plan, small = found
         if nodes and small is None and plan and plan[0].nodes is None:
             found = ([term._replace(nodes=np.take(self._node, term.docs)) for term in plan], None)
@@ -455,26 +449,26 @@ class LexicalIndex:
 
     def _gather(self, query: Sequence[str], whole: bool) -> tuple[list[Term], Flat | None]:
         """:meth:`_plan`'s terms and flat postings, read from the segments (each term's postings
-        joined across them only when ``whole`` or few)."""
+        joined across them only when ``whole`` or few; read only for a bound otherwise)."""
         found = []
         for term in dict.fromkeys(query):
             tid = self._tid.get(term)
-            if tid is None:
-                continue
-            parts = [segment.postings(tid) for segment in self._segments]
-            df = sum(docs.size for docs, _ in parts)
-            if df:
-                found.append((tid, parts, df))
-        small = scores_every_posting(sum(df for _, _, df in found))
+            if tid is not None and tid < self._df.size and self._df[tid]:
+                found.append((tid, int(self._df[tid])))
+        small = scores_every_posting(sum(df for _, df in found))
+        compiled = self._compiles()
         plan = []
-        for tid, parts, df in found:
+        for tid, df in found:
             idf = math.log(1 + (self._alive - df + 0.5) / (df + 0.5))
             docs = tfs = None
-            if whole or small:
-                docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
-                tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
-            # a compiled search scores every posting: it needs no bound
-            bound = math.inf if small or self._compiles() else idf * self._peak(tid, parts)
+            bound = math.inf  # a search that scores every posting needs no bound
+            if whole or small or not compiled:
+                parts = [segment.postings(tid) for segment in self._segments]
+                if whole or small:
+                    docs = np.concatenate([d for d, _ in parts]) if len(parts) > 1 else parts[0][0]
+                    tfs = np.concatenate([t for _, t in parts]) if len(parts) > 1 else parts[0][1]
+                if not small and not compiled:
+                    bound = idf * self._peak(tid, parts)
             plan.append(Term(idf, bound, docs, tfs, tid=tid))
         return plan, flat(plan, self._norms_now(), self._node) if small and plan else None
 

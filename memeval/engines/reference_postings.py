@@ -106,6 +106,14 @@ def save(segment: Segment, folder: Path) -> None:
         np.save(folder / f"{name}.npy", getattr(segment, name))
 
 
+def frequencies(segments: Sequence[Segment], terms: int) -> Any:
+    """Each term id's document frequency (int64, ``terms`` of them) over ``segments``."""
+    df = np.zeros(terms, dtype=np.int64)
+    for segment in segments:
+        df += np.diff(_padded(segment.starts, terms))
+    return df
+
+
 def load(folder: Path, size: int) -> Segment:
     """The segment :func:`save` wrote, memory-mapped read-only (nothing is read until used), as
     plain arrays (a numpy memmap's subclass bookkeeping costs microseconds per slice)."""

@@ -22,7 +22,7 @@ import numpy as np
 
 from memeval.engines import reference_columns
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
-from memeval.engines.reference_columns import StoredItems
+from memeval.engines.reference_columns import StoredItems, indexed_text
 from memeval.engines.embedders import DenseIndex
 from memeval.engines.reference_index import LexicalIndex
 from memeval.engines.reference_rank import Texts
@@ -97,7 +97,7 @@ class TenantStore:
             self._node_unsorted.add(code)
         mine.append(key)
         self._queued_codes.append(code)
-        self._queued_texts.append(item.text if item.title is None else f"{item.title}\n{item.text}")
+        self._queued_texts.append(indexed_text(item.title, item.text))
         return WriteReceipt(item.id)
 
     def flush(self) -> None:
@@ -243,10 +243,7 @@ class TenantStore:
         return store
 
     def _text(self, doc: int) -> str:
-        item = self.items[doc]
-        if item is None:
-            return ""
-        return item.text if item.title is None else f"{item.title}\n{item.text}"
+        return self.items.text(doc)
 
     def _thread_code(self, thread: str | None) -> int:
         if thread is None:
