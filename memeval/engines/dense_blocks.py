@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from memeval.engines import dense_kernel
+
 
 class _Block:
     """One node's documents (increasing) and their vectors, with room to grow."""
@@ -58,6 +60,23 @@ class NodeBlocks:
             sims.append(np.einsum("ij,j->i", block.vecs[: block.size], query))
         if not docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(docs), np.concatenate(sims)
+
+    def best(self, nodes: Iterable[int], query: Any, codes: Any, floor: float, k: int) -> tuple[Any, Any]:
+        """Up to ``k`` documents of each of ``nodes`` most similar to ``query`` (live ones,
+        ``codes[doc]`` positive, at or above ``floor``) and their similarities, in compiled code
+        (:mod:`memeval.engines.dense_kernel`): what :meth:`scores` then picking them gives, but
+        for the last float32 bit of a similarity."""
+        docs, sims = [], []
+        for node in nodes:
+            block = self._blocks.get(node)
+            if block is None or not block.size:
+                continue
+            found = dense_kernel.best(block.vecs[: block.size], block.docs[: block.size], codes, query, floor, k)
+            docs.append(found[0])
+            sims.append(found[1])
+        if not docs:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(docs), np.concatenate(sims)
 
     def extend(self, first: int, codes: Any, vecs: Any) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memeval.engines import reference_kernel as kernel
 from memeval.engines.dense_blocks import NodeBlocks
 from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
 from memeval.engines.static_files import cache_folder
@@ -255,7 +256,10 @@ class DenseIndex:
         if size * _SMALL_SHARE <= self._rows:
             # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
             # 20+ ms, and gathering 25k scattered rows 5 ms).
-            docs, sims = self._blocks.scores(nodes, self._queries.vector(query))
+            vector = self._queries.vector(query)
+            if self._rows >= kernel.MIN_DOCS and kernel.available():
+                return self._best(*self._blocks.best(nodes, vector, self._codes, self._floor, k), k)
+            docs, sims = self._blocks.scores(nodes, vector)
             live = self._codes[docs] > 0
             return self._best(docs[live], sims[live], k)
         lut = np.zeros(self._width, dtype=bool)

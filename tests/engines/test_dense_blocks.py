@@ -5,8 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memeval.engines import embedders
+from memeval.engines import embedders, reference_kernel
 from memeval.engines.embedders import DenseIndex, QueryVectors
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def scorer(request, monkeypatch):
+    """Each way a few nodes are scored: numpy, or compiled code (every tenant counting as large)."""
+    if request.param == "compiled":
+        if not reference_kernel.available():
+            pytest.skip("the fast extra (numba) is not installed")
+        monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
+    return request.param
 
 
 class Random8d:
@@ -29,7 +39,7 @@ def exact(index: DenseIndex, embedder: Random8d, query: str, nodes: set[int], li
     return sorted(scored, key=lambda pair: (-pair[1], pair[0]))[:k]
 
 
-def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch):
+def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch, scorer):
     monkeypatch.setattr(embedders, "_BATCH", 100)
     embedder = Random8d()
     index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
@@ -54,7 +64,7 @@ def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch):
 
 
 @pytest.mark.parametrize("saved_copies", [True, False], ids=["copies saved", "saved before copies were"])
-def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path, monkeypatch, saved_copies):
+def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path, monkeypatch, saved_copies, scorer):
     # Reopening maps the saved copies (or builds them from the vectors of a tenant saved before
     # they were); later batches extend them.
     monkeypatch.setattr(embedders, "_BATCH", 100)
