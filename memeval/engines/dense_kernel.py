@@ -24,7 +24,8 @@ def best(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> 
     """Up to ``k`` of the rows ``vecs`` (documents ``docs``, increasing) most similar to
     ``query``: only live ones (``codes[doc]`` positive) at or above ``floor``; as documents and
     similarities (float64), in no order, equal similarities keeping the older document."""
-    return _kernel()(vecs, docs, codes, query, float(floor), k)
+    found, sims = _kernel()(vecs, docs, codes, query, float(floor), k)
+    return found, sims
 
 
 @cache
@@ -32,7 +33,7 @@ def _kernel() -> Any:
     import numba
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
-    def dot(row: Any, query: Any) -> float:
+    def dot(row: Any, query: Any) -> Any:
         total = np.float32(0.0)
         for j in range(query.size):
             total += row[j] * query[j]
