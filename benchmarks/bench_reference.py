@@ -37,6 +37,8 @@ dense embeddings:
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import itertools
 import math
 import os
@@ -162,7 +164,7 @@ def measure(settings: dict, items: list[MemoryItem], asks: list[tuple], repeat: 
     engine = None
     for _ in range(repeat):
         engine = None
-        before = _rss_mib()
+        before = _settled_rss_mib()
         engine = create(settings)
         start, cpu = time.perf_counter(), time.process_time()
         for at in range(0, len(items), 1000):
@@ -223,6 +225,18 @@ def _rss_mib() -> float:
     """This process's resident memory now, in MiB."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _settled_rss_mib() -> float:
+    """:func:`_rss_mib` once the pages of freed objects are handed back (a collection, then
+    glibc's ``malloc_trim`` where there is one): otherwise an engine built after another grows
+    into the other's freed pages and seems to take hardly any memory."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+    return _rss_mib()
 
 
 def dense_peer(engine, asks: list[tuple]) -> dict[str, float]:

@@ -421,3 +421,39 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
             want = [d for d in range(count) if nodes[d] in section and d not in gone and sims[d] >= index._floor]
             want = sorted(want, key=lambda d: (-sims[d], d))[:k]
             assert [doc for doc, _ in index.search(f"q-{1000 + trial}", section, k)] == want, (trial, section)
+
+
+def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls(monkeypatch):
+    # A large tenant scores a pack's question once for every section and each feedback query
+    # adds its own terms to it; with BM25 alone the packs must be the numpy path's (MaxScore
+    # sums in another order: scores equal to about 1e-16).
+    from memeval.engines import reference_kernel, reference_search
+
+    if not reference_kernel.available():
+        pytest.skip("the fast extra (numba) is not installed")
+    monkeypatch.setattr(reference_search, "_DIRECT", 0)  # no query counts as small: none is scored in one flat run
+    rng = random.Random(23)
+    words = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "ta") for b in ("po", "si", "de", "fa", "gu")]
+    items = [turn(" ".join(rng.choices(words, k=rng.randint(3, 12))), node=f"agent:a{i % 5}", at=minute(i % 600),
+                  thread=f"t{i % 17}", agent=f"a{i % 5}") for i in range(1500)]
+    items += [MemoryItem(T, f"source:s{i % 3}", "document", " ".join(rng.choices(words, k=30)), title=f"Doc {i}")
+              for i in range(40)]
+    items += [MemoryItem(T, "learnings", "learning", " ".join(rng.choices(words, k=8))) for _ in range(30)]
+    questions = [" ".join(rng.choices(words, k=rng.randint(2, 9))) for _ in range(12)]
+
+    def packs() -> list:
+        engine = bm25_only()
+        engine.write_many(items)
+        out = []
+        for question in questions:
+            for nodes, limit in ((("learnings",), 24), (("source:",), 18), (("agent:a2",), 18), (("agent:",), 9)):
+                hits = engine.recall(RecallRequest(T, nodes, question, limit, prefer_recent=True))
+                out.append([(hit.item.id, hit.score) for hit in hits])
+        return out
+
+    numpy_packs = packs()
+    monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
+    compiled_packs = packs()
+    assert [[doc for doc, _ in pack] for pack in compiled_packs] == [[doc for doc, _ in pack] for pack in numpy_packs]
+    assert [score for pack in compiled_packs for _, score in pack] == pytest.approx(
+        [score for pack in numpy_packs for _, score in pack], rel=1e-12)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from memeval.engines import embedders
+from memeval.engines import embedders, reference_kernel, reference_search
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
 from memeval.engines.reference import create
 from memeval.errors import EngineError, UsageError
@@ -45,8 +45,16 @@ def snapshot(engine, tenants, queries) -> list:
     return out
 
 
+@pytest.mark.parametrize("large", [False, True], ids=["numpy", "compiled"])
 @pytest.mark.parametrize("embedder", ["none", "static"])
-def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp_path, monkeypatch, embedder):
+def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp_path, monkeypatch, embedder, large):
+    if large:
+        # Every tenant counts as large: searches, text signals and dense picks run in compiled
+        # code, and a pack's question is kept across recalls (and must not survive a write).
+        if not reference_kernel.available():
+            pytest.skip("the fast extra (numba) is not installed")
+        monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
+        monkeypatch.setattr(reference_search, "_DIRECT", 0)  # no query is small enough for one flat run
     if embedder == "static":
         pytest.importorskip("static_model", reason="the embedding model is not installed")
         # Small enough that the tenants build an ANN index (when faiss is installed), which
