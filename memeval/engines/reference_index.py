@@ -145,8 +145,9 @@ def stem(word: str) -> str:
 
 
 class _Asked(NamedTuple):
-    """A pack's question in a compiled tenant: the index's state it was scored in (documents,
-    live documents, their total length), its terms' ids, and every document's BM25 score."""
+    """A pack's question in a compiled tenant: the index's state it was asked in (documents,
+    live documents, their total length), its terms' ids, and every document's BM25 score for
+    them (None until a search needs them)."""
 
     key: tuple[int, int, int]
     tids: tuple[int, ...]
@@ -182,6 +183,7 @@ class LexicalIndex:
         self._scratch = np.zeros(0)
         self._splits: dict[int, tuple[Segment, NodeSplit]] = {}
         self._question: _Asked | None = None
+        self._asked_scores = np.zeros(0)
         self._node_docs = NodeDocs()
         self._df = np.zeros(0, dtype=np.int64)
 
@@ -243,6 +245,8 @@ class LexicalIndex:
         narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
         compiled = self._compiles()
         terms, small = self._plan(query, part and not narrow and not compiled, whole=not narrow and not compiled)
+        if compiled and terms:
+            self._note(terms)
         if small is not None:
             return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
@@ -266,7 +270,17 @@ class LexicalIndex:
         query's later terms (a feedback query starts with the question's); ``narrow``: the
         section's nodes when it is a small share of the tenant (its documents' scores are read
         out), else None (the whole array is scanned)."""
-        asked, extra = self._asked(terms)
+        asked = self._question
+        assert asked is not None  # search() noted the question
+        extra = terms[len(asked.tids) :]
+        node = self._node[: self._count]
+        if narrow is None and extra and asked.scores is None:
+            # No search has needed the question's scores yet (it was few postings): score this
+            # query whole, as the question's scores plus its later terms would.
+            scratch = self._scratch_for()
+            kernel.accumulate(*self._packed(terms), self._norms_now(), scratch)
+            return kernel.best(scratch, node, lut, k, clear=True)
+        scores = self._asked(terms)
         if narrow is not None:
             docs = self._node_docs.of(self._node, self._count, narrow)
             later = None
@@ -276,31 +290,43 @@ class LexicalIndex:
                 later = (np.concatenate([held for held, _ in runs]),
                          np.concatenate([share(term.idf, tfs, np.take(norms, held))
                                          for term, (held, tfs) in zip(extra, runs, strict=True)]))
-            return seeded_top_k(docs, np.take(asked.scores, docs), later, k)
-        node = self._node[: self._count]
+            return seeded_top_k(docs, np.take(scores, docs), later, k)
         if not extra:
-            return kernel.best(asked.scores, node, lut, k, clear=False)
-        if self._scratch.size < self._count:
-            self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
-        scratch = self._scratch[: self._count]
-        scratch[:] = asked.scores
+            return kernel.best(scores, node, lut, k, clear=False)
+        scratch = self._scratch_for()
+        scratch[:] = scores
         kernel.accumulate(*self._packed(extra), self._norms_now(), scratch)
         return kernel.best(scratch, node, lut, k, clear=True)
 
-    def _asked(self, terms: list[Term]) -> tuple[_Asked, list[Term]]:
-        """The scores of every document for the question ``terms`` start with, and the terms
-        after it: the kept question's when it is a prefix of ``terms`` (the pack's question asked
-        again, or a feedback query), else these terms become the question."""
+    def _scratch_for(self) -> Any:
+        """A float64 array of zeros, one per document (the kernel leaves it zeroed again)."""
+        if self._scratch.size < self._count:
+            self._scratch = np.zeros(max(self._count, 2 * self._scratch.size))
+        return self._scratch[: self._count]
+
+    def _note(self, terms: list[Term]) -> None:
+        """Take ``terms`` as the pack's question unless they start with its terms (a feedback
+        query does: the question and the best match's terms), whichever way the search runs (a
+        question of few postings is scored in one flat run, its feedback queries may not be)."""
         key = (self._count, self._alive, self._total)
-        asked = self._question
         tids = tuple(term.tid for term in terms)
-        if asked is not None and asked.key == key and tids[: len(asked.tids)] == asked.tids:
-            return asked, terms[len(asked.tids) :]
-        scores = asked.scores if asked is not None and asked.scores.size == self._count else np.zeros(self._count)
-        scores.fill(0.0)
-        kernel.accumulate(*self._packed(terms), self._norms_now(), scores)
-        self._question = _Asked(key, tids, scores)
-        return self._question, []
+        asked = self._question
+        if asked is None or asked.key != key or tids[: len(asked.tids)] != asked.tids:
+            self._question = _Asked(key, tids, None)
+
+    def _asked(self, terms: list[Term]) -> Any:
+        """Every document's score for the pack's question, which ``terms`` start with
+        (:meth:`_note`), scored on the first search that needs them."""
+        asked = self._question
+        assert asked is not None
+        if asked.scores is None:
+            if self._asked_scores.size != self._count:
+                self._asked_scores = np.zeros(self._count)
+            scores = self._asked_scores
+            scores.fill(0.0)
+            kernel.accumulate(*self._packed(terms[: len(asked.tids)]), self._norms_now(), scores)
+            asked = self._question = asked._replace(scores=scores)
+        return asked.scores
 
     def _packed(self, terms: list[Term]) -> tuple[Any, Any, Any, Any]:
         """The postings of ``terms`` over every segment, one term after another, as
