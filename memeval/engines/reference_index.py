@@ -14,12 +14,13 @@ postings, each term's idf and bound, and the section's nodes to
 scoring every posting would.
 
 A tenant of :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, with numba
-installed, scores in compiled code instead: the first query of a pack (its question) is scored
-into one array over every document, kept until the next question or write; every section reads
-its top k from it (a small section its own documents' scores, a large one in one pass over the
-array), and a query that starts with the question's terms (a feedback query) adds only its later
-terms' shares to it. A tenant's searches cost one pass over the question's postings, not one per
-section; a lone search of a small section costs that pass too.
+installed, scores in compiled code instead: the first query of a pack is its question, whose
+scores over every document go into one array when a search first needs them, kept until the next
+question or write; every section reads its top k from it (a small section its own documents'
+scores, a large one in one pass over the array), and a query that starts with the question's
+terms (a feedback query) adds only its later terms' shares to it. A tenant's searches cost one
+pass over the question's postings, not one per section; a lone search of a small section costs
+that pass too.
 """
 
 from __future__ import annotations
