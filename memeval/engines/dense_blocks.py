@@ -12,7 +12,7 @@ removed later stay in the copies; the caller filters them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +52,9 @@ class NodeBlocks:
     def scores(self, nodes: Iterable[int], query: Any) -> tuple[Any, Any]:
         """The documents of ``nodes`` and their dot products with ``query``, node by node."""
         docs, sims = [], []
-        for node in nodes:
-            block = self._blocks.get(node)
-            if block is None or not block.size:
-                continue
-            docs.append(block.docs[: block.size])
-            sims.append(np.einsum("ij,j->i", block.vecs[: block.size], query))
+        for held, vecs in self._held(nodes):
+            docs.append(held)
+            sims.append(np.einsum("ij,j->i", vecs, query))
         if not docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         return np.concatenate(docs), np.concatenate(sims)
@@ -68,16 +65,20 @@ class NodeBlocks:
         (:mod:`memeval.engines.dense_kernel`): what :meth:`scores` then picking them gives, but
         for the last float32 bit of a similarity."""
         docs, sims = [], []
-        for node in nodes:
-            block = self._blocks.get(node)
-            if block is None or not block.size:
-                continue
-            found = dense_kernel.best(block.vecs[: block.size], block.docs[: block.size], codes, query, floor, k)
+        for held, vecs in self._held(nodes):
+            found = dense_kernel.best(vecs, held, codes, query, floor, k)
             docs.append(found[0])
             sims.append(found[1])
         if not docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(docs), np.concatenate(sims)
+
+    def _held(self, nodes: Iterable[int]) -> Iterator[tuple[Any, Any]]:
+        """The documents and vectors of each of ``nodes`` that holds any."""
+        for node in nodes:
+            block = self._blocks.get(node)
+            if block is not None and block.size:
+                yield block.docs[: block.size], block.vecs[: block.size]
 
     def extend(self, first: int, codes: Any, vecs: Any) -> None:
         """Add rows ``first``, ``first + 1``, ... (``vecs``) to their nodes' copies; ``codes``

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from memeval.engines import reference_kernel
+
 
 def best(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> tuple[Any, Any]:
     """Up to ``k`` of the rows ``vecs`` (documents ``docs``, increasing) most similar to
@@ -32,6 +34,8 @@ def best(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> 
 def _kernel() -> Any:
     import numba
 
+    step = reference_kernel.admit()
+
     @numba.njit(cache=True, nogil=True, fastmath=True)
     def dot(row: Any, query: Any) -> Any:
         total = np.float32(0.0)
@@ -41,20 +45,14 @@ def _kernel() -> Any:
 
     @numba.njit(cache=True, nogil=True)
     def kernel(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> tuple[Any, Any]:
-        # As reference_kernel's top-k pass: a later row replaces the worst kept only when it is
-        # strictly more similar; the worst is the least similar, the newest among equals.
+        # One pass, as reference_kernel's (admit): equal similarities keep the older document.
         best = np.full(k, -np.inf)
         found = np.full(k, -1, dtype=np.int64)
         worst = 0
         for i in range(docs.size):
             sim = float(dot(vecs[i], query))
             if sim > best[worst] and sim >= floor and codes[docs[i]] > 0:
-                best[worst] = sim
-                found[worst] = docs[i]
-                worst = 0
-                for j in range(1, k):
-                    if best[j] < best[worst] or (best[j] == best[worst] and found[j] > found[worst]):
-                        worst = j
+                worst = step(best, found, worst, sim, docs[i])
         held = found >= 0
         return found[held], best[held]
 

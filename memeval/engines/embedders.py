@@ -257,7 +257,7 @@ class DenseIndex:
             # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
             # 20+ ms, and gathering 25k scattered rows 5 ms).
             vector = self._queries.vector(query)
-            if self._rows >= kernel.MIN_DOCS and kernel.available():
+            if kernel.compiles(self._rows):
                 return self._best(*self._blocks.best(nodes, vector, self._codes, self._floor, k), k)
             docs, sims = self._blocks.scores(nodes, vector)
             live = self._codes[docs] > 0

@@ -244,7 +244,7 @@ class LexicalIndex:
             return []
         part = inside < self._alive and filters_postings(inside / self._alive)
         narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
-        compiled = self._compiles()
+        compiled = kernel.compiles(self._alive)
         terms, small = self._plan(query, part and not narrow and not compiled, whole=not narrow and not compiled)
         if compiled and terms:
             self._note(terms)
@@ -252,18 +252,13 @@ class LexicalIndex:
             return flat_top_k(small, lut if inside < self._alive else None, k)
         if not terms:
             return []
-        codes = sorted(n for n in nodes if 0 <= n < self._width)
+        codes = sorted(n for n in nodes if 0 <= n < self._width) if narrow else None
         if compiled:
-            return self._compiled(terms, codes if narrow else None, lut, k)
-        if narrow:
+            return self._compiled(terms, codes, lut, k)
+        if codes is not None:
             return self._narrow(terms, codes, k)
         section = None if inside == self._alive else (self._node, lut)
         return top_k(terms, self._norms_now(), section, inside / self._alive, k)
-
-    def _compiles(self) -> bool:
-        """Whether searches run in compiled code: a tenant of
-        :data:`memeval.engines.reference_kernel.MIN_DOCS` documents or more, numba installed."""
-        return self._alive >= kernel.MIN_DOCS and kernel.available()
 
     def _compiled(self, terms: list[Term], narrow: list[int] | None, lut: Any, k: int) -> list[tuple[int, float]]:
         """The search in compiled code (:mod:`memeval.engines.reference_kernel`), from the scores
@@ -281,16 +276,14 @@ class LexicalIndex:
             scratch = self._scratch_for()
             kernel.accumulate(*self._packed(terms), self._norms_now(), scratch)
             return kernel.best(scratch, node, lut, k, clear=True)
-        scores = self._asked(terms)
+        scores = self._asked(asked, terms)
         if narrow is not None:
             docs = self._node_docs.of(self._node, self._count, narrow)
             later = None
             if extra:
                 runs = node_postings(self._node_splits(), narrow, [term.tid for term in extra])
-                norms = self._norms_now()
-                later = (np.concatenate([held for held, _ in runs]),
-                         np.concatenate([share(term.idf, tfs, np.take(norms, held))
-                                         for term, (held, tfs) in zip(extra, runs, strict=True)]))
+                later = flat([term._replace(docs=held, tfs=tfs) for term, (held, tfs) in zip(extra, runs, strict=True)],
+                             self._norms_now(), self._node)
             return seeded_top_k(docs, np.take(scores, docs), later, k)
         if not extra:
             return kernel.best(scores, node, lut, k, clear=False)
@@ -315,11 +308,9 @@ class LexicalIndex:
         if asked is None or asked.key != key or tids[: len(asked.tids)] != asked.tids:
             self._question = _Asked(key, tids, None)
 
-    def _asked(self, terms: list[Term]) -> Any:
-        """Every document's score for the pack's question, which ``terms`` start with
+    def _asked(self, asked: _Asked, terms: list[Term]) -> Any:
+        """Every document's score for the pack's question ``asked``, which ``terms`` start with
         (:meth:`_note`), scored on the first search that needs them."""
-        asked = self._question
-        assert asked is not None
         if asked.scores is None:
             if self._asked_scores.size != self._count:
                 self._asked_scores = np.zeros(self._count)
@@ -483,7 +474,7 @@ class LexicalIndex:
             if tid is not None and tid < self._df.size and self._df[tid]:
                 found.append((tid, int(self._df[tid])))
         small = scores_every_posting(sum(df for _, df in found))
-        compiled = self._compiles()
+        compiled = kernel.compiles(self._alive)
         plan = []
         for tid, df in found:
             idf = math.log(1 + (self._alive - df + 0.5) / (df + 0.5))

@@ -32,6 +32,12 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
+def compiles(size: int) -> bool:
+    """Whether a tenant of ``size`` documents runs its searches and text signals in compiled
+    code: :data:`MIN_DOCS` or more, numba installed."""
+    return size >= MIN_DOCS and available()
+
+
 def prepare() -> None:
     """Import numba and compile the kernels (or read numba's cached build) now rather than in the
     first large search (a benchmark keeps this out of what it times)."""
@@ -60,8 +66,32 @@ def best(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> list[tuple[in
 
 
 @cache
+def admit() -> Any:
+    """The compiled step of a one-pass k-best selection (here and in
+    :mod:`memeval.engines.dense_kernel`): ``admit(best, found, worst, score, doc)`` puts ``doc``
+    and ``score`` in place of the worst kept one and returns the new worst's index. Callers admit
+    a later document only with a strictly higher score than the worst, so equal scores keep the
+    older document; the worst is the lowest score, the newest among equals."""
+    import numba
+
+    @numba.njit(cache=True, nogil=True)
+    def step(best: Any, found: Any, worst: int, score: float, doc: int) -> int:
+        best[worst] = score
+        found[worst] = doc
+        worst = 0
+        for i in range(1, best.size):
+            if best[i] < best[worst] or (best[i] == best[worst] and found[i] > found[worst]):
+                worst = i
+        return worst
+
+    return step
+
+
+@cache
 def _kernels() -> tuple[Any, Any]:
     import numba
+
+    step = admit()
 
     @numba.njit(cache=True, nogil=True)
     def add(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any) -> None:
@@ -74,9 +104,7 @@ def _kernels() -> tuple[Any, Any]:
 
     @numba.njit(cache=True, nogil=True)
     def keep(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> tuple[Any, Any]:
-        # The k best in one pass over the documents, oldest first: a later document replaces the
-        # worst kept one only with a strictly higher score; the worst is the lowest score, the
-        # newest among equals.
+        # The k best in one pass over the documents, oldest first (see admit).
         best = np.zeros(k)
         found = np.full(k, -1, dtype=np.int64)
         worst = 0
@@ -85,12 +113,7 @@ def _kernels() -> tuple[Any, Any]:
             if clear:
                 acc[doc] = 0.0
             if score > best[worst] and inside[node[doc]]:
-                best[worst] = score
-                found[worst] = doc
-                worst = 0
-                for i in range(1, k):
-                    if best[i] < best[worst] or (best[i] == best[worst] and found[i] > found[worst]):
-                        worst = i
+                worst = step(best, found, worst, score, doc)
         held = found >= 0
         return found[held], best[held]
 

@@ -93,7 +93,7 @@ class Texts:
     def compiled(self) -> bool:
         """Whether the tenant is large enough, and numba installed, for its candidates' shares to
         be measured in compiled code."""
-        return self._size() >= kernel.MIN_DOCS and kernel.available()
+        return kernel.compiles(self._size())
 
     def raw(self, doc: int) -> str:
         """``doc``'s text as stored (title and body)."""

@@ -123,16 +123,16 @@ def flat_top_k(found: Flat, lut: Any, k: int) -> list[tuple[int, float]]:
     return _top(*_sum_by_doc(docs, weight), k, 0.0)
 
 
-def seeded_top_k(docs: Any, base: Any, extra: tuple[Any, Any] | None, k: int) -> list[tuple[int, float]]:
+def seeded_top_k(docs: Any, base: Any, extra: Flat | None, k: int) -> list[tuple[int, float]]:
     """The ``k`` best ``(doc, score)`` pairs, like :func:`top_k`, of a section's ``docs`` scored
     ``base`` (a query's first terms, summed in order; 0 where none occurs) plus, with ``extra``,
-    the BM25 shares of its later terms within the section (documents and shares, one term's run
-    after another): each document's shares are added in the query's term order."""
+    the postings of its later terms within the section (:func:`flat`): each document's shares
+    are added in the query's term order."""
     keep = base > 0
     docs, score = np.compress(keep, docs), np.compress(keep, base)
-    if extra is not None and extra[0].size:
+    if extra is not None and extra.docs.size:
         # the stable sort keeps each document's base before its later terms' shares, in order
-        docs, score = _sum_by_doc(np.concatenate((docs, extra[0])), np.concatenate((score, extra[1])))
+        docs, score = _sum_by_doc(np.concatenate((docs, extra.docs)), np.concatenate((score, extra.weight)))
     return _top(docs, score, k, 0.0)
 
 

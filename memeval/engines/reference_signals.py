@@ -46,16 +46,13 @@ def needles(words: Sequence[tuple[str, bool]], stop_weight: float, total: float,
             grams: Sequence[tuple[int, Sequence[str], int]], gram_words: int) -> Needles:
     """:class:`Needles` for a query's ``(needle, is a stopword)`` words and ``(word, grams,
     spare)`` trigram probes (see :class:`memeval.engines.reference_rank.Query`)."""
-    texts = [needle for needle, _ in words] + [gram for _, found, _ in grams for gram in found]
-    encoded = [text.encode() for text in texts]
-    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=starts[1:])
+    buf, starts = _utf8([needle for needle, _ in words] + [gram for _, found, _ in grams for gram in found])
     lo, hi, at = [], [], len(words)
     for _, found, _ in grams:
         lo.append(at)
         at += len(found)
         hi.append(at)
-    return Needles(np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), starts,
+    return Needles(buf, starts,
                    np.array([stop for _, stop in words], dtype=np.bool_), float(stop_weight), float(total),
                    np.array([word for word, _, _ in grams], dtype=np.int64), np.array(lo, dtype=np.int64),
                    np.array(hi, dtype=np.int64), np.array([spare for _, _, spare in grams], dtype=np.int64),
@@ -64,13 +61,19 @@ def needles(words: Sequence[tuple[str, bool]], stop_weight: float, total: float,
 
 def measure(probes: Needles, flats: Sequence[str]) -> list[tuple[float, float]]:
     """The ``(words, grams)`` shares of each flattened text of ``flats``."""
-    encoded = [flat.encode() for flat in flats]
-    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(b) for b in encoded], out=starts[1:])
-    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    buf, starts = _utf8(flats)
     out = _kernel()(buf, starts, probes.buf, probes.starts, probes.stop, probes.stop_weight, probes.total,
                     probes.probe_at, probes.probe_lo, probes.probe_hi, probes.probe_spare, probes.gram_words)
     return list(zip(out[:, 0].tolist(), out[:, 1].tolist(), strict=True))
+
+
+def _utf8(texts: Sequence[str]) -> tuple[Any, Any]:
+    """``texts`` as one UTF-8 buffer (uint8) and the offsets of each text's bytes in it (one
+    more than the texts: text ``i`` is ``buf[starts[i]:starts[i + 1]]``)."""
+    encoded = [text.encode() for text in texts]
+    starts = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in encoded], out=starts[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), starts
 
 
 @cache

@@ -61,10 +61,8 @@ class TenantStore:
         self._scanned = 0
         self._queued_codes: list[int] = []
         self._queued_texts: list[str] = []
-        self.texts = Texts(self._text, lambda: len(self.items))
-        # Each document's thread as a small code (-1: none, or removed), for the ranking's
-        # thread bonus, which looks up hundreds of candidates per recall.
-        self.threads = array("q")
+        self.texts = Texts(self.items.text, lambda: len(self.items))
+        self._threads: array[int] | None = array("q") if items is None else None
         self._thread_codes: dict[str, int] = {}
 
     def admit(self, item: MemoryItem) -> WriteReceipt:
@@ -222,7 +220,6 @@ class TenantStore:
         live = ~store.items.removed
         store.keys = [(h << _SLOT_BITS) | doc for doc, h in enumerate(high.tolist())]
         store._doc_code = codes.tolist()
-        store.threads = array("q", map(store._thread_code, store.items.optional_column("thread")))
         store._ids = dict(zip(store.items.column("id"), range(len(high)), strict=True))
         store._ids.pop("", None)  # the removed rows
         for name in meta["nodes"]:
@@ -238,12 +235,18 @@ class TenantStore:
         store._scanned = meta["scanned"]
         if store.dense is not None and not len(store.dense) and len(store.items):
             # Saved without vectors, opened by an engine with an embedder: embed it now.
-            store.dense.add_many(0, store._doc_code, [store._text(doc) for doc in range(len(store.items))])
+            store.dense.add_many(0, store._doc_code, [store.items.text(doc) for doc in range(len(store.items))])
             store.dense.remove([doc for doc in range(len(store.items)) if store.items[doc] is None])
         return store
 
-    def _text(self, doc: int) -> str:
-        return self.items.text(doc)
+    @property
+    def threads(self) -> array[int]:
+        """Each document's thread as a small code (-1: none, or removed), for the ranking's
+        thread bonus, which looks up hundreds of candidates per recall; a reopened tenant reads
+        its thread column on first use (most of a second at 1M turns), not when it opens."""
+        if self._threads is None:
+            self._threads = array("q", map(self._thread_code, self.items.optional_column("thread")))
+        return self._threads
 
     def _thread_code(self, thread: str | None) -> int:
         if thread is None:
