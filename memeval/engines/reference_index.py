@@ -473,8 +473,8 @@ class LexicalIndex:
             tid = self._tid.get(term)
             if tid is not None and tid < self._df.size and self._df[tid]:
                 found.append((tid, int(self._df[tid])))
-        small = scores_every_posting(sum(df for _, df in found))
         compiled = kernel.compiles(self._alive)
+        small = scores_every_posting(sum(df for _, df in found), self._alive if compiled else 0)
         plan = []
         for tid, df in found:
             idf = math.log(1 + (self._alive - df + 0.5) / (df + 0.5))

@@ -19,7 +19,8 @@ MaxScore:
 
 Floors compare with a relative slack of 1e-9, so that summing shares in another order never
 drops a tie. A section covering most of the tenant filters candidates after scoring rather
-than every posting before. A query of at most :data:`_DIRECT` postings is not pruned: its
+than every posting before. A query of at most :data:`_DIRECT` postings (in a tenant scored in
+compiled code, also at most a :data:`_COMPILED_FLAT`-th of its documents) is not pruned: its
 postings are scored once, in one run for all the sections that ask it (:func:`flat`,
 :func:`flat_top_k`).
 """
@@ -35,6 +36,10 @@ B = 0.75
 _SLACK = 1e-9
 # Below this many postings a search scores every one of them (pruning would cost more).
 _DIRECT = 32768
+# In a tenant scored in compiled code, only while they are also at most this fraction (1 / it)
+# of the documents: above, one compiled pass over the tenant's score array costs less than
+# sorting the postings for each section.
+_COMPILED_FLAT = 16
 # A search whose postings exceed this share of the tenant accumulates into one dense array.
 _DENSE_SHARE = 24
 # The probe reads the rarest terms' postings up to this many and scores in full this many of
@@ -97,10 +102,12 @@ class Flat(NamedTuple):
     nodes: Any
 
 
-def scores_every_posting(postings: int) -> bool:
+def scores_every_posting(postings: int, compiled_docs: int = 0) -> bool:
     """Whether a query of ``postings`` postings is scored whole (:func:`flat`): below
-    :data:`_DIRECT`, pruning would cost more than it saves."""
-    return postings <= _DIRECT
+    :data:`_DIRECT`, pruning would cost more than it saves; in a tenant of ``compiled_docs``
+    documents scored in compiled code (0: not compiled), also at most a
+    :data:`_COMPILED_FLAT`-th of them."""
+    return postings <= _DIRECT and (not compiled_docs or postings * _COMPILED_FLAT <= compiled_docs)
 
 
 def flat(terms: list[Term], norms: Any, node: Any) -> Flat:

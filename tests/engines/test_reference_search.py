@@ -120,9 +120,11 @@ PATHS = {
     # ... and every section short of the whole tenant reads its own documents' scores from it.
     "compiled kernel, sections read their documents' scores": {"MIN_DOCS": 0, "_NARROW": 1.0},
     # ... with questions of few postings scored in one flat run and their feedback queries not.
-    "compiled kernel after a flat question": {"MIN_DOCS": 0, "_DIRECT": 3000},
+    "compiled kernel after a flat question": {"MIN_DOCS": 0, "_DIRECT": 3000, "_COMPILED_FLAT": 0},
     "compiled kernel after a flat question, sections read their documents' scores": {
-        "MIN_DOCS": 0, "_DIRECT": 3000, "_NARROW": 1.0},
+        "MIN_DOCS": 0, "_DIRECT": 3000, "_COMPILED_FLAT": 0, "_NARROW": 1.0},
+    # ... and, as by default, a flat run only for questions of a sixteenth of the documents or fewer.
+    "compiled kernel, flat only for the rarest questions": {"MIN_DOCS": 0, "_DIRECT": 32768},
     # Every section short of the whole tenant reads its own nodes' postings (reference_split).
     "sections read their nodes' postings, pruned": {"_NARROW": 1.0},
     "sections read their nodes' postings, scored whole": {"_NARROW": 1.0, "_DIRECT": 32768},
