@@ -9,6 +9,14 @@ quantises document lengths to one byte; ours is exact (the same floating-point f
 Figures per index: ingest (documents/s, building the index only), top-10 search p50 / p95 (ms,
 one query over every agent node of one tenant) and top-10 agreement with the exhaustive scorer
 (mean overlap share over the queries).
+
+Then the lexical searches a pre-turn makes in the turns, ours beside tantivy's (:func:`pack`):
+for each question, its agent's own node and every agent node (the history and team sections),
+each searched for the question and then for its feedback query (the question and six terms of
+the first search's best hit, :func:`memeval.engines.reference_rank.feedback_terms`; the engine
+takes its fused ranking's best, for a query of the same shape), at the engine's depth: four
+searches a question, timed together; tantivy searches within a node through a filter that adds
+nothing to the score.
 """
 
 from __future__ import annotations
@@ -22,7 +30,9 @@ from collections.abc import Callable, Sequence
 
 from memeval.engines import reference_kernel
 from memeval.engines.base import MemoryItem
+from memeval.engines.reference import MIN_DEPTH
 from memeval.engines.reference_index import LexicalIndex, analyze
+from memeval.engines.reference_rank import feedback_terms
 from memeval.engines.reference_search import B, K1
 
 TOP = 10
@@ -56,7 +66,8 @@ class Exhaustive:
 
 
 class Tantivy:
-    """tantivy with the analyzed terms as whitespace-separated text (the same terms as ours)."""
+    """tantivy with the analyzed terms as whitespace-separated text (the same terms as ours) and
+    each document's node as one untokenized term."""
 
     def __init__(self) -> None:
         import tantivy
@@ -64,13 +75,14 @@ class Tantivy:
         self._tv = tantivy
         builder = tantivy.SchemaBuilder()
         builder.add_text_field("text", stored=False, tokenizer_name="whitespace", index_option="freq")
+        builder.add_text_field("node", stored=False, tokenizer_name="raw", index_option="basic")
         builder.add_integer_field("doc", stored=True, indexed=False)
         self.index = tantivy.Index(builder.build())
         self._writer = self.index.writer(heap_size=500_000_000, num_threads=1)
         self._searcher = None
 
-    def add(self, doc: int, terms: Sequence[str]) -> None:
-        self._writer.add_document(self._tv.Document(text=" ".join(terms), doc=doc))
+    def add(self, doc: int, terms: Sequence[str], node: str) -> None:
+        self._writer.add_document(self._tv.Document(text=" ".join(terms), node=node, doc=doc))
 
     def commit(self) -> None:
         self._writer.commit()
@@ -78,16 +90,24 @@ class Tantivy:
         self.index.reload()
         self._searcher = self.index.searcher()
 
-    def search(self, terms: Sequence[str], k: int) -> list[int]:
+    def search(self, terms: Sequence[str], k: int, node: str | None = None) -> list[int]:
+        """The ``k`` best documents' addresses, within ``node`` when given (a filter scored 0)."""
+        tv = self._tv
         query = self.index.parse_query(" ".join(dict.fromkeys(terms)), ["text"])
+        if node is not None:
+            inside = tv.Query.const_score_query(tv.Query.term_query(self.index.schema, "node", node), 0.0)
+            query = tv.Query.boolean_query([(tv.Occur.Must, query), (tv.Occur.Must, inside)])
         return [address for _, address in self._searcher.search(query, k).hits]  # type: ignore[union-attr]
 
     def docs(self, addresses: list) -> list[int]:
         return [self._searcher.doc(a)["doc"][0] for a in addresses]  # type: ignore[union-attr]
 
 
-def compare(items: list[MemoryItem], queries: list[str]) -> list[dict]:
-    """One row per index (ours default, ours exact, tantivy, exhaustive) over ``items``' turns."""
+def compare(items: list[MemoryItem], asks: list[tuple[str, str]]) -> tuple[list[dict], list[dict]]:
+    """One row per index (exhaustive, ours, tantivy) over ``items``' turns for the questions of
+    ``asks`` (``(agent node, question)`` pairs), and the rows of :func:`pack` (none without
+    tantivy)."""
+    queries = [question for _, question in asks]
     turns = [i for i in items if i.kind == "turn"]
     codes = {name: c for c, name in enumerate(sorted({i.node for i in turns}))}
     analyzed = [analyze(i.text) for i in turns]
@@ -114,19 +134,50 @@ def compare(items: list[MemoryItem], queries: list[str]) -> list[dict]:
     rows.append(row)
     if importlib.util.find_spec("tantivy") is None:
         rows.append({"index": "tantivy (not installed: pip install tantivy)"})
-        return rows
+        return rows, []
     peer = Tantivy()
 
     def build() -> None:
-        for d, t in enumerate(analyzed):
-            peer.add(d, t)
+        for d, (t, item) in enumerate(zip(analyzed, turns, strict=True)):
+            peer.add(d, t, item.node)
         peer.commit()
 
     version = str(getattr(peer._tv, "__version__", "tantivy")).split(",")[0]  # "tantivy v0.27.0, index_format v7"
     row = _timed_ingest(f"{version} (1 writer thread)", len(turns), build)
     row.update(_timed_search(lambda q: peer.search(q, TOP), asked, truth, peer.docs))
     rows.append(row)
-    return rows
+    return rows, pack(ours, peer, turns, codes, asks)
+
+
+def pack(ours: LexicalIndex, peer: Tantivy, turns: list[MemoryItem], codes: dict[str, int],
+         asks: list[tuple[str, str]]) -> list[dict]:
+    """Ours and tantivy on the four lexical searches a pre-turn makes in ``turns`` for each
+    question of ``asks`` (see the module docstring): p50 / p95 of their sum (ms), and how much
+    of our top 10 tantivy's holds (mean share over the searches)."""
+    every = tuple(codes.values())
+    plans = []
+    for node, question in asks:  # the feedback queries, found before anything is timed
+        terms, searches = analyze(question), []
+        for codes_in, name in (((codes[node],), node), (every, None)):
+            hits = ours.search(terms, codes_in, MIN_DEPTH)
+            feedback = feedback_terms(terms, turns[hits[0][0]].text) if hits else terms
+            searches += [(terms, codes_in, name), (feedback, codes_in, name)]
+        plans.append(searches)
+    # Each question's first search scores it afresh: the one before it asked other terms.
+    mine, theirs, agree = [], [], []
+    for searches in plans:
+        start = time.perf_counter()
+        got = [ours.search(terms, codes_in, MIN_DEPTH) for terms, codes_in, _ in searches]
+        mine.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        found = [peer.search(terms, MIN_DEPTH, name) for terms, _, name in searches]
+        theirs.append(time.perf_counter() - start)
+        for hits, addresses in zip(got, found, strict=True):
+            want = {doc for doc, _ in hits[:TOP]}
+            agree.append(len(want & set(peer.docs(addresses[:TOP]))) / len(want) if want else 1.0)
+    share = statistics.fmean(agree)
+    return [{"index": "ours", **_percentiles(mine), "agree": 1.0},
+            {"index": "tantivy", **_percentiles(theirs), "agree": share}]
 
 
 def _timed_ingest(label: str, count: int, build: Callable[[], object]) -> dict:
@@ -143,9 +194,13 @@ def _timed_search(search: Callable, asked: list, truth: list[list[int]], ids: Ca
         times.append(time.perf_counter() - start)
         got = ids(hits)
         agree.append(len(set(got) & set(want)) / len(want) if want else 1.0)
-    times.sort()
-    return {"p50": 1000 * times[len(times) // 2], "p95": 1000 * times[min(len(times) - 1, int(0.95 * len(times)))],
-            "agree": statistics.fmean(agree)}
+    return {**_percentiles(times), "agree": statistics.fmean(agree)}
+
+
+def _percentiles(seconds: list[float]) -> dict:
+    """p50 and p95 of ``seconds``, in ms."""
+    times = sorted(seconds)
+    return {"p50": 1000 * times[len(times) // 2], "p95": 1000 * times[min(len(times) - 1, int(0.95 * len(times)))]}
 
 
 def table(rows: list[dict], turns: int) -> str:
@@ -162,4 +217,15 @@ def table(rows: list[dict], turns: int) -> str:
         ratio = (lambda key, peer: f"{r[key] / peer[key]:.2f}x" if peer else "–")
         lines.append(f"| {r['index']} | {turns:,} | {r['ingest/s']:,.0f} | {r['p50']:.2f} ms | {r['p95']:.2f} ms "
                      f"| {r['agree']:.3f} | {ratio('ingest/s', tv)} | {ratio('p95', tv)} | {ratio('p95', ex)} |")
+    return "\n".join(lines)
+
+
+def pack_table(rows: list[dict], turns: int, questions: int) -> str:
+    """Markdown for :func:`pack`'s rows, with our p50 and p95 as ratios to tantivy's."""
+    head = "| index | turns | questions | 4 searches p50 | p95 | top 10 as ours | p50 vs tantivy | p95 vs tantivy |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    tv = rows[-1]
+    for r in rows:
+        lines.append(f"| {r['index']} | {turns:,} | {questions} | {r['p50']:.2f} ms | {r['p95']:.2f} ms "
+                     f"| {r['agree']:.3f} | {r['p50'] / tv['p50']:.2f}x | {r['p95'] / tv['p95']:.2f}x |")
     return "\n".join(lines)

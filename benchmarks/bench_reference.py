@@ -26,9 +26,11 @@ dense embeddings:
 - ``engine MiB``: how much the process's resident memory grew while one engine was built and
   answered a first pre-turn per tenant (what that builds is the engine's too; target: <= 2 GB
   at 1M turns);
-- the lexical index beside tantivy and an exhaustive BM25 scorer on the same tenant
+- the lexical index beside tantivy and an exhaustive BM25 scorer on the same tenant's turns
   (``benchmarks/bench_peers.py``: ingest/s, top-10 p50/p95, agreement with the exhaustive
-  top 10, ratios ours / peer); ``--no-peers`` skips it;
+  top 10, ratios ours / peer), and beside tantivy on the four lexical searches a pre-turn makes
+  in the turns (its agent's node and every agent node, each for the question and its feedback
+  query); ``--no-peers`` skips it;
 - the wall time of ``memeval run specs/agent-memory.yaml`` as a fresh process, Python start-up
   included, with Python's bytecode cache as an installed package has it (target: under 3 s
   without embeddings, 1.5 s with them); ``--no-suite`` skips it.
@@ -331,8 +333,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"measured {mode} at {turns:,} turns", file=sys.stderr)
         if not args.no_peers:
             own = [item for item in items if item.tenant == TENANTS[0]]
-            queries = [query for tenant, _, query in asks if tenant == TENANTS[0]]
-            peer_tables.append(bench_peers.table(bench_peers.compare(own, queries), len(own)))
+            questions = [(f"agent:a{agent}", query) for tenant, agent, query in asks if tenant == TENANTS[0]]
+            rows_of, pack_rows = bench_peers.compare(own, questions)
+            turns_of = sum(item.kind == "turn" for item in own)
+            peer_tables.append((bench_peers.table(rows_of, turns_of),
+                                bench_peers.pack_table(pack_rows, turns_of, len(questions)) if pack_rows else ""))
             print(f"measured the lexical peers at {turns:,} turns", file=sys.stderr)
     print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, best of {args.repeat}, ", end="")
     print(f"load average {load:.2f} at start and {os.getloadavg()[0]:.2f} at end, CPU check (2M-step Python loop) "
@@ -343,9 +348,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.embeddings:
         print("\nDense top-10 search over one tenant's agent: nodes, ours beside brute force (numpy cosine of every row):\n")
         print(dense_table(rows))
-    for peer_table in peer_tables:
+    for peer_table, pack_table in peer_tables:
         print("\nLexical top-10 search, one tenant, every agent node (ratios are ours / peer):\n")
         print(peer_table)
+        if pack_table:
+            print("\nA pre-turn's lexical searches in the turns, one tenant: its agent's node and every agent node, "
+                  "each for the question and its feedback query, top 24 (ratios are ours / tantivy):\n")
+            print(pack_table)
     if not args.no_suite:
         print("\n| suite run (memeval run specs/agent-memory.yaml, process wall time) | best | median | n | target "
               "| best vs target |")
