@@ -25,6 +25,7 @@ _TOKEN = re.compile(r"[\w.,%-]*\d[\w.,%-]*|[A-Z][\w'-]*")
 # character of a word (to find no digit) is most of the cost of a shape.
 _NAME = re.compile(r"[A-Z][\w'-]*")
 _DIGIT = re.compile(r"\d")
+_NOT_VALUES = STOPWORDS | {""}
 
 
 def asked_words(query: str | None) -> frozenset[str] | None:
@@ -38,7 +39,7 @@ def shape(text: str) -> Shape:
     one pack's items are tested again by the next pack."""
     tokens = (_TOKEN if _DIGIT.search(text) else _NAME).findall(text)
     values = {t.strip(".,-").replace(",", "").lower() for t in tokens}
-    values -= STOPWORDS | {""}
+    values -= _NOT_VALUES
     numbers = frozenset(analyze(" ".join(v for v in values if any(c.isdigit() for c in v))))
     return frozenset(analyze(text)) - numbers, frozenset(values)
 
