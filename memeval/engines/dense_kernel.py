@@ -14,10 +14,7 @@ numba's cache, on the first such search); smaller ones stay on numpy.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
-
-import numpy as np
 
 from memeval.engines import reference_kernel
 
@@ -26,34 +23,5 @@ def best(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> 
     """Up to ``k`` of the rows ``vecs`` (documents ``docs``, increasing) most similar to
     ``query``: only live ones (``codes[doc]`` positive) at or above ``floor``; as documents and
     similarities (float64), in no order, equal similarities keeping the older document."""
-    found, sims = _kernel()(vecs, docs, codes, query, float(floor), k)
+    found, sims = reference_kernel.loops().nearest(vecs, docs, codes, query, float(floor), k)
     return found, sims
-
-
-@cache
-def _kernel() -> Any:
-    import numba
-
-    step = reference_kernel.admit()
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def dot(row: Any, query: Any) -> Any:
-        total = np.float32(0.0)
-        for j in range(query.size):
-            total += row[j] * query[j]
-        return total
-
-    @numba.njit(cache=True, nogil=True)
-    def kernel(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> tuple[Any, Any]:
-        # One pass, as reference_kernel's (admit): equal similarities keep the older document.
-        best = np.full(k, -np.inf)
-        found = np.full(k, -1, dtype=np.int64)
-        worst = 0
-        for i in range(docs.size):
-            sim = float(dot(vecs[i], query))
-            if sim > best[worst] and sim >= floor and codes[docs[i]] > 0:
-                worst = step(best, found, worst, sim, docs[i])
-        held = found >= 0
-        return found[held], best[held]
-
-    return kernel

@@ -41,7 +41,7 @@ def compiles(size: int) -> bool:
 def prepare() -> None:
     """Import numba and compile the kernels (or read numba's cached build) now rather than in the
     first large search (a benchmark keeps this out of what it times)."""
-    _kernels()
+    loops()
 
 
 def accumulate(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any) -> None:
@@ -52,7 +52,7 @@ def accumulate(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any
     normalisation (see :func:`memeval.engines.reference_search.share`, whose order of operations
     this follows, so that the sums agree to the last bit).
     """
-    _kernels()[0](starts, docs, tfs, idfs, norms, acc)
+    loops().accumulate(starts, docs, tfs, idfs, norms, K1, acc)
 
 
 def best(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> list[tuple[int, float]]:
@@ -60,61 +60,14 @@ def best(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> list[tuple[in
     ``inside`` and whose score is positive, best first, equal scores oldest first; with
     ``clear``, ``acc`` is left zeroed (a fresh array costs its page faults, a millisecond at 500k
     documents)."""
-    found, scores = _kernels()[1](acc, node, inside, k, clear)
+    found, scores = loops().keep(acc, node, inside, k, clear)
     order = np.lexsort((found, -scores))
     return [(int(found[i]), float(scores[i])) for i in order]
 
 
 @cache
-def admit() -> Any:
-    """The compiled step of a one-pass k-best selection (here and in
-    :mod:`memeval.engines.dense_kernel`): ``admit(best, found, worst, score, doc)`` puts ``doc``
-    and ``score`` in place of the worst kept one and returns the new worst's index. Callers admit
-    a later document only with a strictly higher score than the worst, so equal scores keep the
-    older document; the worst is the lowest score, the newest among equals."""
-    import numba
+def loops() -> Any:
+    """:mod:`memeval.engines.compiled_loops`, imported (numba with it) on first use."""
+    from memeval.engines import compiled_loops
 
-    @numba.njit(cache=True, nogil=True)
-    def step(best: Any, found: Any, worst: int, score: float, doc: int) -> int:
-        best[worst] = score
-        found[worst] = doc
-        worst = 0
-        for i in range(1, best.size):
-            if best[i] < best[worst] or (best[i] == best[worst] and found[i] > found[worst]):
-                worst = i
-        return worst
-
-    return step
-
-
-@cache
-def _kernels() -> tuple[Any, Any]:
-    import numba
-
-    step = admit()
-
-    @numba.njit(cache=True, nogil=True)
-    def add(starts: Any, docs: Any, tfs: Any, idfs: Any, norms: Any, acc: Any) -> None:
-        for term in range(idfs.size):
-            weight = idfs[term] * (K1 + 1)
-            for at in range(starts[term], starts[term + 1]):
-                doc = docs[at]
-                tf = float(tfs[at])
-                acc[doc] += weight * tf / (tf + norms[doc])
-
-    @numba.njit(cache=True, nogil=True)
-    def keep(acc: Any, node: Any, inside: Any, k: int, clear: bool) -> tuple[Any, Any]:
-        # The k best in one pass over the documents, oldest first (see admit).
-        best = np.zeros(k)
-        found = np.full(k, -1, dtype=np.int64)
-        worst = 0
-        for doc in range(acc.size):
-            score = acc[doc]
-            if clear:
-                acc[doc] = 0.0
-            if score > best[worst] and inside[node[doc]]:
-                worst = step(best, found, worst, score, doc)
-        held = found >= 0
-        return found[held], best[held]
-
-    return add, keep
+    return compiled_loops

@@ -18,10 +18,11 @@ read from numba's cache, on the first such batch); smaller ones stay in Python.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from memeval.engines import reference_kernel
 
 
 class Needles(NamedTuple):
@@ -62,8 +63,9 @@ def needles(words: Sequence[tuple[str, bool]], stop_weight: float, total: float,
 def measure(probes: Needles, flats: Sequence[str]) -> list[tuple[float, float]]:
     """The ``(words, grams)`` shares of each flattened text of ``flats``."""
     buf, starts = _utf8(flats)
-    out = _kernel()(buf, starts, probes.buf, probes.starts, probes.stop, probes.stop_weight, probes.total,
-                    probes.probe_at, probes.probe_lo, probes.probe_hi, probes.probe_spare, probes.gram_words)
+    out = reference_kernel.loops().signals(buf, starts, probes.buf, probes.starts, probes.stop, probes.stop_weight,
+                                           probes.total, probes.probe_at, probes.probe_lo, probes.probe_hi,
+                                           probes.probe_spare, probes.gram_words)
     return list(zip(out[:, 0].tolist(), out[:, 1].tolist(), strict=True))
 
 
@@ -74,91 +76,3 @@ def _utf8(texts: Sequence[str]) -> tuple[Any, Any]:
     starts = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum([len(b) for b in encoded], out=starts[1:])
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), starts
-
-
-@cache
-def _kernel() -> Any:
-    import numba
-
-    golden = np.uint64(0x9E3779B97F4A7C15)
-
-    @numba.njit(cache=True)
-    def trigram(data: Any, at: int) -> Any:
-        return (np.uint64(data[at]) << np.uint64(16)) | (np.uint64(data[at + 1]) << np.uint64(8)) | np.uint64(data[at + 2])
-
-    @numba.njit(cache=True)
-    def same(buf: Any, at: int, ndl: Any, start: int, end: int) -> bool:
-        for i in range(end - start):
-            if buf[at + i] != ndl[start + i]:
-                return False
-        return True
-
-    @numba.njit(cache=True)
-    def kernel(buf: Any, starts: Any, ndl: Any, nstarts: Any, stop: Any, stop_weight: float, total: float,
-               probe_at: Any, probe_lo: Any, probe_hi: Any, probe_spare: Any, gram_words: int) -> Any:
-        count = nstarts.size - 1
-        # The needles by their first three bytes, in a small hash table: a text is read once,
-        # each of its trigrams looked up, and only the needles starting with it compared.
-        bits = 4
-        while (1 << bits) < 4 * count:
-            bits += 1
-        mask, shift = (1 << bits) - 1, np.uint64(64 - bits)
-        keys = np.zeros(1 << bits, dtype=np.uint64)
-        heads = np.full(1 << bits, -1, dtype=np.int64)
-        chain = np.full(count, -1, dtype=np.int64)
-        short = []  # needles under three bytes, searched one by one
-        for i in range(count):
-            if nstarts[i + 1] - nstarts[i] < 3:
-                short.append(i)
-                continue
-            key = trigram(ndl, nstarts[i])
-            slot = np.int64((key * golden) >> shift)
-            while heads[slot] >= 0 and keys[slot] != key:
-                slot = (slot + 1) & mask
-            keys[slot] = key
-            chain[i] = heads[slot]
-            heads[slot] = i
-        docs = starts.size - 1
-        out = np.zeros((docs, 2))
-        held = np.zeros(count, dtype=np.bool_)
-        for doc in range(docs):
-            lo, hi = starts[doc], starts[doc + 1]
-            held[:] = False
-            for at in range(lo, hi - 2):
-                key = trigram(buf, at)
-                slot = np.int64((key * golden) >> shift)
-                while heads[slot] >= 0 and keys[slot] != key:
-                    slot = (slot + 1) & mask
-                i = heads[slot]
-                while i >= 0:
-                    if not held[i] and nstarts[i + 1] - nstarts[i] <= hi - at and same(buf, at, ndl, nstarts[i], nstarts[i + 1]):
-                        held[i] = True
-                    i = chain[i]
-            for i in short:
-                for at in range(lo, hi - (nstarts[i + 1] - nstarts[i]) + 1):
-                    if same(buf, at, ndl, nstarts[i], nstarts[i + 1]):
-                        held[i] = True
-                        break
-            content, stops = 0, 0
-            for i in range(stop.size):
-                if held[i]:
-                    if stop[i]:
-                        stops += 1
-                    else:
-                        content += 1
-            grams = 0.0
-            for p in range(probe_at.size):
-                if held[probe_at[p]]:
-                    grams += 1.0
-                    continue
-                misses = 0
-                for g in range(probe_lo[p], probe_hi[p]):
-                    if not held[g]:
-                        misses += 1
-                if misses <= probe_spare[p]:
-                    grams += 1.0 - misses / (probe_hi[p] - probe_lo[p])
-            out[doc, 0] = min(1.0, (content + stop_weight * stops) / total)
-            out[doc, 1] = min(1.0, grams / gram_words)
-        return out
-
-    return kernel
