@@ -1,8 +1,9 @@
 """The reference engine's compiled loops (numba), for its large tenants: BM25 accumulation and
 k-best selection (:mod:`memeval.engines.reference_kernel`), the dense picks of a few nodes
-(:mod:`memeval.engines.dense_kernel`) and the text signals
-(:mod:`memeval.engines.reference_signals`). Those modules document what each loop computes and
-import this one on their first use, so importing numba stays out of small runs.
+(:func:`nearest`, for :class:`memeval.engines.dense_blocks.NodeBlocks`) and the text signals
+(:mod:`memeval.engines.reference_signals`). Those modules document what the other loops compute;
+:func:`memeval.engines.reference_kernel.loops` imports this one on first use, so importing numba
+stays out of small runs.
 
 Every loop is defined at module level, and so is every loop it calls. numba's on-disk cache keys
 a function by its bytecode and, for a closure, by its captured values pickled; a compiled
@@ -72,7 +73,13 @@ def _dot(row: Any, query: Any) -> Any:
 
 @numba.njit(cache=True, nogil=True)
 def nearest(vecs: Any, docs: Any, codes: Any, query: Any, floor: float, k: int) -> tuple[Any, Any]:
-    # One pass, as keep's (admit): equal similarities keep the older document.
+    """Up to ``k`` of the rows ``vecs`` (documents ``docs``, increasing) most similar to
+    ``query``: only live ones (``codes[doc]`` positive) at or above ``floor``; as documents and
+    similarities (float64), in no order, equal similarities keeping the older document (one pass,
+    as :func:`keep`'s). numpy would score a node's rows in one pass (``einsum``, 0.30 ms for 25k
+    64-d rows here), then pick the live rows above the floor and sort the best (0.2 ms more); this
+    loop does all of it, each dot product summed in SIMD lanes (so a cosine may differ from
+    numpy's in its last float32 bit)."""
     best = np.full(k, -np.inf)
     found = np.full(k, -1, dtype=np.int64)
     worst = 0

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from memeval.engines import dense_kernel
+from memeval.engines import reference_kernel
 
 
 class _Block:
@@ -62,13 +62,14 @@ class NodeBlocks:
     def best(self, nodes: Iterable[int], query: Any, codes: Any, floor: float, k: int) -> tuple[Any, Any]:
         """Up to ``k`` documents of each of ``nodes`` most similar to ``query`` (live ones,
         ``codes[doc]`` positive, at or above ``floor``) and their similarities, in compiled code
-        (:mod:`memeval.engines.dense_kernel`): what :meth:`scores` then picking them gives, but
-        for the last float32 bit of a similarity."""
+        (:func:`memeval.engines.compiled_loops.nearest`): what :meth:`scores` then picking them
+        gives, but for the last float32 bit of a similarity."""
         docs, sims = [], []
+        nearest = reference_kernel.loops().nearest
         for held, vecs in self._held(nodes):
-            found = dense_kernel.best(vecs, held, codes, query, floor, k)
-            docs.append(found[0])
-            sims.append(found[1])
+            found, similar = nearest(vecs, held, codes, query, float(floor), k)
+            docs.append(found)
+            sims.append(similar)
         if not docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         return np.concatenate(docs), np.concatenate(sims)

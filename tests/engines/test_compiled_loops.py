@@ -17,12 +17,12 @@ from memeval.engines import reference_kernel
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not reference_kernel.available(), reason="the fast extra (numba) is not installed")]
 
-# Every loop the engine calls, through the modules that call it, on inputs of the engine's types;
-# then each loop's cache hits and misses in this process.
+# Every loop the engine calls, through the functions that call it (the dense pick directly), on
+# inputs of the engine's types; then each loop's cache hits and misses in this process.
 CHILD = textwrap.dedent("""
     import json
     import numpy as np
-    from memeval.engines import compiled_loops, dense_kernel, reference_kernel, reference_signals
+    from memeval.engines import compiled_loops, reference_kernel, reference_signals
     from memeval.engines.reference_index import flatten
     from memeval.engines.reference_rank import STOPWORD_WEIGHT, Query
 
@@ -31,7 +31,7 @@ CHILD = textwrap.dedent("""
                                 np.array([1.5]), np.ones(4), acc)
     assert [doc for doc, _ in reference_kernel.best(acc, np.zeros(4, dtype=np.int64), np.ones(1, dtype=np.bool_), 2, True)] == [3, 1]
     vecs = np.eye(3, dtype=np.float32)
-    found, _ = dense_kernel.best(vecs, np.arange(3), np.ones(3, dtype=np.int64), vecs[1], 0.5, 2)
+    found, _ = reference_kernel.loops().nearest(vecs, np.arange(3), np.ones(3, dtype=np.int64), vecs[1], 0.5, 2)
     assert found.tolist() == [1]
     query = Query("deploy the budget")
     probes = reference_signals.needles(query.words, STOPWORD_WEIGHT, query.total, query.grams, query._gram_words)
