@@ -45,7 +45,7 @@ RUN = "import sys; from memeval.cli import main; main(sys.argv[1:])"
 # A run that prints the modules it ended with (stdout's last line) instead of its report.
 RUN_MODULES = ("import json, sys\nfrom memeval.cli import main\ntry:\n    main(sys.argv[1:])\n"
                "except SystemExit:\n    pass\nprint(json.dumps(sorted(sys.modules)))")
-FIRST_ENCODE = ("import time\nfrom memeval.engines.embedders import load_embedder\nembedder = load_embedder('static')\n"
+FIRST_ENCODE = ("import time\nfrom memeval.engines.reference.embedders import load_embedder\nembedder = load_embedder('static')\n"
                 "start, cpu = time.perf_counter(), time.process_time()\nembedder.embed(['warm'])\n"
                 "print(time.perf_counter() - start, time.process_time() - cpu)")
 
@@ -163,7 +163,7 @@ def model_ms() -> tuple[float, float]:
 
 def in_process(suite_file: str) -> tuple[float, float, float]:
     """(engine, harness, cpu) seconds for load + run + derive + publish, the engine behind a proxy."""
-    from memeval.engines.reference import create
+    from memeval.engines.reference.engine import create
     from memeval.report.publish import publish
     from memeval.run.options import RunOptions
     from memeval.run.suite import run_suite
@@ -212,7 +212,7 @@ def main() -> None:
         startup = (percentiles([w for w, _ in startups])[0], percentiles([c for _, c in startups])[0])
         imports = [import_ms(modules, startup) for _ in range(args.repeats)]
         models = [model_ms() for _ in range(args.repeats)]
-    from memeval.engines.embedders import load_embedder
+    from memeval.engines.reference.embedders import load_embedder
 
     embedder = load_embedder("auto")
     if embedder is not None:

@@ -13,7 +13,7 @@ one query over every agent node of one tenant) and top-10 agreement with the exh
 Then the lexical searches a pre-turn makes in the turns, ours beside tantivy's (:func:`pack`):
 for each question, its agent's own node and every agent node (the history and team sections),
 each searched for the question and then for its feedback query (the question and six terms of
-the first search's best hit, :func:`memeval.engines.reference_rank.feedback_terms`; the engine
+the first search's best hit, :func:`memeval.engines.reference.rank.feedback_terms`; the engine
 takes its fused ranking's best, for a query of the same shape), at the engine's depth: four
 searches a question, timed together; tantivy searches within a node through a filter that adds
 nothing to the score.
@@ -28,12 +28,13 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 
-from memeval.engines import reference_kernel
+from memeval.engines.reference import kernel as reference_kernel
 from memeval.engines.base import MemoryItem
-from memeval.engines.reference import MIN_DEPTH
-from memeval.engines.reference_index import LexicalIndex, analyze
-from memeval.engines.reference_rank import feedback_terms
-from memeval.engines.reference_search import B, K1
+from memeval.engines.reference.engine import MIN_DEPTH
+from memeval.engines.reference.index import LexicalIndex
+from memeval.text.analyze import analyze
+from memeval.engines.reference.rank import feedback_terms
+from memeval.engines.reference.search import B, K1
 
 TOP = 10
 

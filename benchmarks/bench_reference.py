@@ -59,11 +59,11 @@ from datetime import UTC, datetime, timedelta
 import bench_harness
 import bench_peers
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent.lifecycle import AgentMemory, Timings
 from memeval.engines.base import MemoryItem, RecallRequest
 from memeval.engines.base import capabilities_of
-from memeval.engines.reference import create
-from memeval.engines.reference_index import analyze
+from memeval.engines.reference.engine import create
+from memeval.text.analyze import analyze
 from memeval.spec.model import Policy
 
 WRITE_TARGET = 80_000.0

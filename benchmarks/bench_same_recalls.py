@@ -20,9 +20,9 @@ import sys
 
 import bench_reference as bench
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent.lifecycle import AgentMemory, Timings
 from memeval.engines.base import MemoryItem, RecallRequest, capabilities_of
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from memeval.spec.model import Policy
 
 TOLERANCE = 1e-9

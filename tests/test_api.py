@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import memeval
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from tests.conftest import FIXTURES, ROOT
 
 MINI = f"{FIXTURES}/mini.yaml"

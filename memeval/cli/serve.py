@@ -11,7 +11,8 @@ from __future__ import annotations
 import click
 
 from memeval.errors import Outcome
-from memeval.servers import fake_cortex, mock_inference
+from memeval.servers.fake_cortex import server as fake_cortex
+from memeval.servers.mock_inference import server as mock_inference
 
 _PASS_THROUGH = {"ignore_unknown_options": True, "help_option_names": []}
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from memeval.engines.base import Adapter, Engine, missing_core
 from memeval.errors import UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 GROUP = "memeval.engines"
 

@@ -40,7 +40,7 @@ import httpx
 
 from memeval.engines.cancel import CANCEL
 from memeval.errors import EngineError, UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 from memeval.secrets import is_secret, mask, remember
 
 log = logging.getLogger("memeval.engines.http")

@@ -40,7 +40,7 @@ from memeval.engines import adapters, load_adapter
 from memeval.engines.definition import EngineDef
 from memeval.errors import EngineError, UsageError
 from memeval.secrets import mask
-from memeval.nonce import NONCE_ENV, NONCE_HEADER
+from memeval.util.nonce import NONCE_ENV, NONCE_HEADER
 
 DEFAULT_READY_TIMEOUT_S = 60.0
 READY_POLL_S = 0.1

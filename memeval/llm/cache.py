@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memeval.report.files import write_json
-from memeval.userdirs import cache_root
+from memeval.util.userdirs import cache_root
 
 
 def cache_folder(env: Mapping[str, str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent.lifecycle import AgentMemory, Timings
 from memeval.engines.base import Engine
 from memeval.spec.model import Defaults, Policy, Scenario
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from memeval.errors import UsageError
 from memeval.report.files import check_label
 from memeval.spec.model import Suite
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 
 @dataclass(frozen=True)

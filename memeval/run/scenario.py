@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from memeval.agent import Timings
+from memeval.agent.lifecycle import Timings
 from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, Unsupported
 from memeval.plan import Step, StepKind, plan_scenario, turn_time
@@ -29,7 +29,7 @@ from memeval.run.evidence import turn_texts, with_evidence
 from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
-from memeval.script import play_exchange
+from memeval.run.script import play_exchange
 
 
 @dataclass

@@ -21,7 +21,7 @@ from memeval.spec.engine_def import resolve_engine
 from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.interruptible import handling
+from memeval.util.interruptible import handling
 from memeval.record import JsonObject, RunRecord, Shard
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates

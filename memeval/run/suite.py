@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from memeval import __version__
-from memeval.agent import Timings
+from memeval.agent.lifecycle import Timings
 from memeval.engines.base import Engine, MemoryItem, RecallRequest, ReportsUsage
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import engine_server

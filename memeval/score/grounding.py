@@ -15,7 +15,7 @@ import re
 from memeval.errors import SpecIssue
 from memeval.score.match import contains
 from memeval.spec.model import Probe, Scenario, Suite
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 _WORD = re.compile(r"[\w][\w.,'’-]*[\w]|[\w]")
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memeval.datasets.model import LOCOMO_CATEGORIES, LONGMEMEVAL_TYPES
-from memeval.score.stats import Rate, mean_ci, rate
+from memeval.stats.basic import Rate, mean_ci, rate
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from types import FrameType
 from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from memeval.interruptible import handling
-from memeval.nonce import NONCE_ENV, NONCE_HEADER
+from memeval.util.interruptible import handling
+from memeval.util.nonce import NONCE_ENV, NONCE_HEADER
 
 T = TypeVar("T")
 

@@ -47,7 +47,7 @@ from typing import IO, Any
 import httpx
 
 from memeval.errors import EngineError, UsageError
-from memeval.servers.cortex_config import flags_from_env
+from memeval.servers.fake_cortex.config import flags_from_env
 
 # a control route per kind: answered in every mode, never faulted, not counted in stats
 KINDS = {"fake_cortex": "/v1/_fake/faults", "mock_inference": "/_mock/faults"}

@@ -26,7 +26,7 @@ from memeval.spec.load import load_suite, read_file
 from memeval.spec.model import Suite
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import Marks, Path, render_path
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 DEFAULT_PORTS = (3150, 3199)
 DEFAULT_CELL_TIMEOUT_S = 3600.0

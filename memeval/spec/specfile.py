@@ -11,7 +11,7 @@ from memeval.spec.errata import parse_errata
 from memeval.spec.load import load_suite, read_file
 from memeval.spec.matrix import load_matrix
 from memeval.spec.model import Suite
-from memeval.suggest import counted
+from memeval.util.suggest import counted
 
 NOT_A_SPEC = "not a memeval spec: expected a top-level suite:, scenario:, engine:, matrix: or errata: key"
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 from memeval.errors import Interrupted
-from memeval.interruptible import completed, deferred_interrupts, handling
+from memeval.util.interruptible import completed, deferred_interrupts, handling
 from memeval.run.executor import Executor, shard_slice
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell

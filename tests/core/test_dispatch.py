@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from memeval.agent import Timings
-from memeval.engines.reference import create
+from memeval.agent.lifecycle import Timings
+from memeval.engines.reference.engine import create
 from memeval.plan import Step
 from memeval.run.options import RunOptions
 from memeval.run.scenario import ScenarioRun

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from memeval.interruptible import WAKE_S, completed, deferred_interrupts, gather
+from memeval.util.interruptible import WAKE_S, completed, deferred_interrupts, gather
 
 
 def test_gather_keeps_input_order_whatever_order_the_calls_finish_in():

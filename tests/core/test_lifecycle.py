@@ -1,12 +1,12 @@
 """The agent lifecycle on the reference engine: what a pack may and may not hold, and the side
 effects the original harness hid (probe questions leaking, recalled lines written back)."""
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent.lifecycle import AgentMemory, Timings
 from memeval.engines.base import MemoryItem
-from memeval.engines.reference import create
-from memeval.pack import tokens
+from memeval.engines.reference.engine import create
+from memeval.agent.pack import tokens
 from memeval.score.extractive import extract_answer
-from memeval.script import play_exchange, scripted_reply
+from memeval.run.script import play_exchange, scripted_reply
 from memeval.spec.model import Exchange, Policy, Thread, Tool
 
 

@@ -1,7 +1,7 @@
 """The pack: rendering, budget trimming from the end, and the units MRR counts."""
 
 from memeval.engines.base import MemoryItem
-from memeval.pack import Section, assemble, render_item, units
+from memeval.agent.pack import Section, assemble, render_item, units
 
 
 def test_render_item_forms():

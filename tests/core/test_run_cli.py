@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from memeval.record import Cleanup
 from memeval.report.files import read_run
 from memeval.run.options import RunOptions

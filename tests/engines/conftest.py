@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from memeval.engines.base import Engine, MemoryItem
-from memeval.engines.cortex import CortexEngine
-from memeval.engines.cortex import create as create_cortex
+from memeval.engines.cortex.adapter import CortexEngine
+from memeval.engines.cortex.adapter import create as create_cortex
 from memeval.run.waits import settle
 from memeval.servers.launch import RunningServer, start_server
 

@@ -13,7 +13,7 @@ import pytest
 import memeval.engines
 from memeval.engines import GROUP, create_engine, load_adapter
 from memeval.engines.base import PROTOCOLS, Adapter, Capability, capabilities_of
-from memeval.engines.reference import ReferenceEngine
+from memeval.engines.reference.engine import ReferenceEngine
 from memeval.engines.server import adapter_url_env
 from memeval.errors import UsageError
 

@@ -1,4 +1,4 @@
-"""The compiled loops (memeval/engines/compiled_loops.py) are read from numba's on-disk cache by a
+"""The compiled loops (memeval/engines/reference/compiled_loops.py) are read from numba's on-disk cache by a
 later process, not compiled again in each (a loop calling another one kept in a closure missed
 the cache every time: seconds on a large tenant's first search)."""
 
@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from memeval.engines import reference_kernel
+from memeval.engines.reference import kernel as reference_kernel
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not reference_kernel.available(), reason="the fast extra (numba) is not installed")]
@@ -22,9 +22,11 @@ pytestmark = [pytest.mark.slow,
 CHILD = textwrap.dedent("""
     import json
     import numpy as np
-    from memeval.engines import compiled_loops, reference_kernel, reference_signals
-    from memeval.engines.reference_index import flatten
-    from memeval.engines.reference_rank import STOPWORD_WEIGHT, Query
+    from memeval.engines.reference import compiled_loops
+    from memeval.engines.reference import kernel as reference_kernel
+    from memeval.engines.reference import signals as reference_signals
+    from memeval.text.analyze import flatten
+    from memeval.engines.reference.rank import STOPWORD_WEIGHT, Query
 
     acc = np.zeros(4)
     reference_kernel.accumulate(np.array([0, 2]), np.array([1, 3], dtype=np.int32), np.array([1, 2], dtype=np.int32),

@@ -11,11 +11,11 @@ import pytest
 
 from memeval.engines.base import Capability, EngineInfo, Hit, ListPage, RecallRequest, capabilities_of
 from memeval.engines.conformance import CONTRACTS, Result, Unreachable, run_checks
-from memeval.engines.cortex import CortexEngine
-from memeval.engines.cortex import create as create_cortex
-from memeval.engines.reference import ReferenceEngine
+from memeval.engines.cortex.adapter import CortexEngine
+from memeval.engines.cortex.adapter import create as create_cortex
+from memeval.engines.reference.engine import ReferenceEngine
 from memeval.engines.server import free_port
-from memeval.engines.tinyhumans import create as tinyhumans
+from memeval.engines.cortex.tinyhumans import create as tinyhumans
 from memeval.errors import EngineError
 from memeval.servers.launch import RunningServer
 from tests.engines.conftest import HOSTED_KEY, QUICK

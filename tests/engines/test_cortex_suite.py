@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from memeval.cli import cli
-from memeval.engines.cortex_layout import tenant_root
+from memeval.engines.cortex.layout import tenant_root
 from memeval.servers.launch import RunningServer
 from tests.conftest import FIXTURES, ROOT
 from tests.engines.conftest import CORTEX_KEY, HOSTED_KEY

@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memeval.engines import embedders, reference_kernel
-from memeval.engines.embedders import DenseIndex, QueryVectors
+from memeval.engines.reference import embedders
+
+from memeval.engines.reference import kernel as reference_kernel
+from memeval.engines.reference.embedders import DenseIndex, QueryVectors
 
 
 @pytest.fixture(params=["numpy", "compiled"])

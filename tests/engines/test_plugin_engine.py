@@ -67,7 +67,7 @@ def test_the_plugins_author_runs_the_kit_as_pytest_tests(tmp_path: Path) -> None
 NO_ERASE = '''
 import pytest
 from memeval.engines.pytest_plugin import EngineConformance
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 
 
 class NoErase:

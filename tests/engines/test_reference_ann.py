@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("faiss", reason="the ann extra (faiss-cpu) is not installed")
 
-from memeval.engines import reference_ann  # noqa: E402
-from memeval.engines.reference_ann import AnnIndex  # noqa: E402
+from memeval.engines.reference import ann as reference_ann  # noqa: E402
+from memeval.engines.reference.ann import AnnIndex  # noqa: E402
 
 
 def unit_rows(count: int, seed: int) -> np.ndarray:

@@ -6,9 +6,13 @@ import random
 
 import pytest
 
-from memeval.engines import embedders, reference_kernel, reference_search
+from memeval.engines.reference import embedders
+
+from memeval.engines.reference import kernel as reference_kernel
+
+from memeval.engines.reference import search as reference_search
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from memeval.errors import EngineError, UsageError
 
 WORDS = "alpha beta gamma delta omega sigma kappa theta lima echo bravo tango".split()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memeval.engines import reference_postings as postings
+from memeval.engines.reference import postings
 
 
 def segment(first: int, rows: list[list[int]], terms: int) -> postings.Segment:

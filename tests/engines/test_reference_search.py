@@ -8,8 +8,13 @@ import random
 
 import pytest
 
-from memeval.engines import reference_index, reference_kernel, reference_search
-from memeval.engines.reference_index import LexicalIndex, analyze
+from memeval.engines.reference import index as reference_index
+
+from memeval.engines.reference import kernel as reference_kernel
+
+from memeval.engines.reference import search as reference_search
+from memeval.engines.reference.index import LexicalIndex
+from memeval.text.analyze import analyze
 
 
 def test_lexical_index_matches_textbook_bm25():

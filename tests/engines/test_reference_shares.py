@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from memeval.agent import AgentMemory, Timings
-from memeval.engines import supersede
+from memeval.agent.lifecycle import AgentMemory, Timings
+from memeval.text import supersede
 from memeval.engines.base import MemoryItem, RecallRequest, capabilities_of
-from memeval.engines.reference import create
-from memeval.engines.reference_rank import Query
+from memeval.engines.reference.engine import create
+from memeval.engines.reference.rank import Query
 from memeval.spec.model import Policy
 
 T = "tenant-s"

@@ -1,4 +1,4 @@
-"""The compiled text signals (memeval/engines/reference_signals.py) equal Query.measure's to the
+"""The compiled text signals (memeval/engines/reference/signals.py) equal Query.measure's to the
 bit, and a large tenant's ranking uses them."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ import random
 
 import pytest
 
-from memeval.engines import reference_kernel, reference_signals
-from memeval.engines.reference_index import flatten
-from memeval.engines.reference_rank import STOPWORD_WEIGHT, Query, Texts
+from memeval.engines.reference import kernel as reference_kernel
+
+from memeval.engines.reference import signals as reference_signals
+from memeval.text.analyze import flatten
+from memeval.engines.reference.rank import STOPWORD_WEIGHT, Query, Texts
 
 pytestmark = pytest.mark.skipif(not reference_kernel.available(), reason="the fast extra (numba) is not installed")
 

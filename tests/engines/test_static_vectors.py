@@ -12,8 +12,8 @@ import pytest
 
 static_model = pytest.importorskip("static_model")
 
-from memeval.engines.static_files import Charmap, Unigram, cache_folder  # noqa: E402
-from memeval.engines.static_vectors import MAX_TOKENS, StaticVectors  # noqa: E402
+from memeval.engines.reference.static_files import Charmap, Unigram, cache_folder  # noqa: E402
+from memeval.engines.reference.static_vectors import MAX_TOKENS, StaticVectors  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = Path(static_model.__file__).resolve().parent / "model"

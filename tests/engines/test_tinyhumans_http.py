@@ -11,8 +11,8 @@ import pytest
 
 from memeval.engines.base import (BuildsBeliefs, HasBacklog, Inspects, MemoryItem, RecallRequest, ReportsConflicts,
                                   ReportsUsage)
-from memeval.engines.cortex_layout import ShapeError
-from memeval.engines.tinyhumans import TinyHumansEngine, create
+from memeval.engines.cortex.layout import ShapeError
+from memeval.engines.cortex.tinyhumans import TinyHumansEngine, create
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer
 from tests.engines.conftest import HOSTED_KEY, QUICK, turn, write_all

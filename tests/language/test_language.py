@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from memeval.agent import Timings
-from memeval.engines.reference import create
+from memeval.agent.lifecycle import Timings
+from memeval.engines.reference.engine import create
 from memeval.record import RunRecord
 from memeval.run.context import ScenarioContext
 from memeval.run.options import RunOptions

@@ -9,7 +9,7 @@ from memeval.llm.client import Reply
 from memeval.llm.judge import planted_answers, verdict
 from memeval.record import RunRecord
 from memeval.score.probe import grade_answer, probe_from_record
-from memeval.servers.mock_models import judge_reply
+from memeval.servers.mock_inference.models import judge_reply
 from tests.llm.conftest import Mock
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from memeval.engines.cortex_layout import APP, ITEM_LABEL
+from memeval.engines.cortex.layout import APP, ITEM_LABEL
 from memeval.report.files import read_run
 from memeval.servers.launch import RunningServer, start_server
 from tests.conftest import MEMEVAL, ROOT

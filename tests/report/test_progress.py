@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from memeval.run.options import RunOptions
 from memeval.run.progress import ProgressEvent, lines
 from memeval.run.suite import run_suite

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memeval.servers import fake_cortex, mock_inference
+from memeval.servers.fake_cortex import server as fake_cortex
+
+from memeval.servers.mock_inference import server as mock_inference
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from procs import CORTEX_KEY, Cortex
 
-from memeval.servers.cortex_enrich import extract_facts
-from memeval.servers.hosted import _Limiter
+from memeval.servers.fake_cortex.enrich import extract_facts
+from memeval.servers.fake_cortex.hosted import _Limiter
 from memeval.servers.launch import start_server
 
 pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from memeval.servers.launch import start_server
-from memeval.servers.mock_models import names_in, schema_instance, subject_text
+from memeval.servers.mock_inference.models import names_in, schema_instance, subject_text
 
 ENTITIES = {
     "$defs": {"ExtractedEntity": {

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memeval.servers import cortex_beliefs, cortex_forget, cortex_ops
-from memeval.servers.cortex_config import FakeCortexConfig
-from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_faults import Faults
-from memeval.servers.cortex_store import Store
+from memeval.servers.fake_cortex import beliefs as cortex_beliefs
+
+from memeval.servers.fake_cortex import forget as cortex_forget
+
+from memeval.servers.fake_cortex import ops as cortex_ops
+from memeval.servers.fake_cortex.config import FakeCortexConfig
+from memeval.servers.fake_cortex.core import Core
+from memeval.servers.fake_cortex.faults import Faults
+from memeval.servers.fake_cortex.store import Store
 
 
 def test_the_state_file_is_rewritten_on_a_change_only(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from memeval.record import ProbeResult
 from memeval.report.files import read_run
 from memeval.score.clusters import Clustering, clustering
-from memeval.suggest import counted
+from memeval.util.suggest import counted
 from tests.conftest import cli
 from tests.datasets.files import locomo_records, write
 
