@@ -24,7 +24,7 @@ import tempfile
 import time
 from dataclasses import replace
 
-from memeval.run.executor import DaskExecutor, LocalExecutor, UnitTiming
+from memeval.runner.executor import DaskExecutor, LocalExecutor, UnitTiming
 from memeval.spec.matrix import load_matrix
 from memeval.sweep import SweepOptions, run_sweep
 

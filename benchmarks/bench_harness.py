@@ -165,8 +165,8 @@ def in_process(suite_file: str) -> tuple[float, float, float]:
     """(engine, harness, cpu) seconds for load + run + derive + publish, the engine behind a proxy."""
     from memeval.engines.reference.engine import create
     from memeval.report.publish import publish
-    from memeval.run.options import RunOptions
-    from memeval.run.suite import run_suite
+    from memeval.runner.options import RunOptions
+    from memeval.runner.suite import run_suite
     from memeval.score.derive import derive
     from memeval.spec.load import load_suite
 

@@ -24,10 +24,11 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "run": "memeval.api", "compare": "memeval.api",
     "load_suite": "memeval.spec.load", "Suite": "memeval.spec.model",
     "RunRecord": "memeval.record", "ProbeResult": "memeval.record", "ScenarioResult": "memeval.record",
     "read_run": "memeval.report.files", "publish": "memeval.report.publish",
-    "render_comparison": "memeval.compare",
+    "render_comparison": "memeval.comparison",
     "Engine": "memeval.engines.base", "Adapter": "memeval.engines.base", "Capability": "memeval.engines.base",
     "capabilities_of": "memeval.engines.base", "Erases": "memeval.engines.base", "Answers": "memeval.engines.base",
     "BuildsBeliefs": "memeval.engines.base", "Inspects": "memeval.engines.base",
@@ -40,16 +41,11 @@ _EXPORTS = {
     "EngineError": "memeval.errors",
 }
 
-# memeval.run and memeval.compare are packages made callable as memeval.api.run / .compare.
-_CALLABLE_PACKAGES = ("run", "compare")
-
-__all__ = ["__version__", *_CALLABLE_PACKAGES, *_EXPORTS]
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str) -> Any:
     """Import an exported name's module when the name is first used (PEP 562)."""
-    if name in _CALLABLE_PACKAGES:
-        return importlib.import_module(f"memeval.{name}")
     if name not in _EXPORTS:
         raise AttributeError(f"module 'memeval' has no attribute {name!r}")
     value = getattr(importlib.import_module(_EXPORTS[name]), name)

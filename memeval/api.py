@@ -21,16 +21,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from memeval.compare import compare_records
-from memeval.compare.table import Comparison
+from memeval.comparison import compare_records
+from memeval.comparison.table import Comparison
 from memeval.engines.base import Engine
 from memeval.engines.server import engine_server
 from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.report.files import read_run
-from memeval.run.options import RunOptions, resolve_options
-from memeval.run.progress import Progress
-from memeval.run.suite import run_suite
+from memeval.runner.options import RunOptions, resolve_options
+from memeval.runner.progress import Progress
+from memeval.runner.suite import run_suite
 from memeval.spec.engine_def import resolve_engine
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite
@@ -41,7 +41,7 @@ def run(suite: Suite | str, engine: str | Engine = "reference", *, only: Sequenc
         progress: Progress = lambda _: None) -> RunRecord:
     """Run ``suite`` (a loaded Suite or a suite file) on ``engine`` (a name or definition file as
     ``--engine`` takes it, or an Engine object) and return the run record. ``progress``
-    receives a :class:`~memeval.run.progress.ProgressEvent` per step (its ``text`` is the line
+    receives a :class:`~memeval.runner.progress.ProgressEvent` per step (its ``text`` is the line
     ``memeval run`` logs).
 
     Raises:

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent / "memeval"
 
 
 def _unit(module: str) -> str:
-    """The package a module belongs to: ``memeval.run.suite`` → ``memeval.run``."""
+    """The package a module belongs to: ``memeval.runner.suite`` → ``memeval.run``."""
     parts = module.split(".")
     return ".".join(parts[:2])
 
@@ -112,3 +112,34 @@ def test_no_import_cycle_between_modules() -> None:
     graph = module_graph()
     assert graph["memeval.engines.reference.engine"], "the module graph was read"
     assert cycles(graph) == []
+
+
+def _engine_package(module: str, depth: int = 3) -> str | None:
+    """The engine subpackage a module belongs to (``memeval.engines.reference.index`` →
+    ``memeval.engines.reference``), or None for the engine boundary and other packages; with
+    ``depth=4`` the subpackage's ``__init__`` itself belongs to none (it is its public face)."""
+    parts = module.split(".")
+    if len(parts) >= depth and parts[:2] == ["memeval", "engines"] and (ROOT / "engines" / parts[2]).is_dir():
+        return ".".join(parts[:3])
+    return None
+
+
+def internal_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, imported) pairs where a module outside an engine's subpackage imports one of
+    that subpackage's modules rather than the names its ``__init__`` exposes."""
+    return sorted((source, target) for source, targets in graph.items() for target in targets
+                  if (owner := _engine_package(target, depth=4)) and _engine_package(source) != owner)
+
+
+def test_the_internals_check_finds_a_reach_into_an_engine() -> None:
+    graph = {"memeval.engines.rag_baseline": {"memeval.engines.reference.embedders", "memeval.engines.reference"},
+             "memeval.engines.reference.rank": {"memeval.engines.reference.index"}}
+    assert internal_imports(graph) == [("memeval.engines.rag_baseline", "memeval.engines.reference.embedders")]
+
+
+def test_nothing_outside_an_engine_imports_its_internals() -> None:
+    """An engine's subpackage (``memeval/engines/reference/``, ``cortex/``, ``mem0/``) is its own:
+    the harness, other engines and the CLI use what its ``__init__`` exposes."""
+    graph = module_graph()
+    assert "memeval.engines.reference.index" in graph, "the engine subpackages were read"
+    assert internal_imports(graph) == []

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from memeval.run.merge import merge_folders
+from memeval.runner.merge import merge_folders
 
 
 @click.command("merge")

@@ -20,7 +20,7 @@ def command(file: str, only: str, engine_name: str) -> Outcome:
     suite = load_suite(file)
     click.echo(describe_engine(resolve_engine(engine_name, file)))
     chosen = tuple(s for s in only.split(",") if s)
-    from memeval.run.options import check_only
+    from memeval.runner.options import check_only
 
     check_only(suite, chosen)
     click.echo(render_plan(suite, plan_suite(suite, chosen)), nl=False)

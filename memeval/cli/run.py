@@ -7,7 +7,7 @@ import click
 from memeval.cli.executing import executor_options
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
-from memeval.run.session import RunRequest, run_session
+from memeval.runner.session import RunRequest, run_session
 
 
 @click.command("run")
@@ -61,7 +61,7 @@ def command(suite_file: str, engine_name: str | None, only: str, label: str, out
                          junit=junit, fail_under=fail_under, format=output_format, executor=executor,
                          scheduler=scheduler, workers=workers, shard=shard, judge_repeats=judge_repeats)
     if repeats > 1:
-        from memeval.run.repeat import run_repeats  # the churn report's statistics load only for --repeat
+        from memeval.runner.repeat import run_repeats  # the churn report's statistics load only for --repeat
 
         return run_repeats(request, repeats, echo=lambda line: click.echo(line, err=True), show=click.echo)
     return run_session(request, echo=lambda line: click.echo(line, err=True), show=click.echo)

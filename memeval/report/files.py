@@ -1,25 +1,15 @@
-"""Where run output goes, and writing it safely (atomic replace, no escaping the folder)."""
+"""Writing report and record files safely (atomic replace, no escaping the folder), and reading a
+run's record back; where a run's files go is :mod:`memeval.runner.output`."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from typing import Any
 
 from memeval.errors import UsageError
 from memeval.record import RunRecord
-
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-
-
-def check_label(label: str) -> str:
-    """Return ``label`` if it is a safe folder name (letters, digits, '.', '_', '-'; no '..')."""
-    if not _LABEL.fullmatch(label) or ".." in label:  # fullmatch: "$" would let a trailing newline through
-        raise UsageError(f"--label {label!r}: use letters, digits, '.', '_' and '-' only (it names a folder under runs/)")
-    return label
-
 
 def write_text(path: str, text: str) -> None:
     """Write a file atomically: a reader sees the old or the new content, never half."""

@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from memeval.run.executor import Executor
+from memeval.runner.executor import Executor
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell
 from memeval.sweep.cells import Cell

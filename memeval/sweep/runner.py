@@ -19,7 +19,7 @@ from types import FrameType
 
 from memeval.errors import Interrupted
 from memeval.util.interruptible import completed, deferred_interrupts, handling
-from memeval.run.executor import Executor, shard_slice
+from memeval.runner.executor import Executor, shard_slice
 from memeval.spec.matrix import Matrix
 from memeval.sweep.cell import CellResult, Progress, run_cell
 from memeval.sweep.cells import Cell, plan_cells

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 from typing import cast
 
-from memeval.compare import compare_records, render_comparison
-from memeval.compare.setup import SWEEP_SUBJECT, split_comparable
-from memeval.compare.table import Comparison
+from memeval.comparison import compare_records, render_comparison
+from memeval.comparison.setup import SWEEP_SUBJECT, split_comparable
+from memeval.comparison.table import Comparison
 from memeval.record import JsonObject, RunRecord
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH

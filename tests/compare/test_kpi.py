@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memeval.spec.engine_def import resolve_engine
-from memeval.run.options import RunOptions
-from memeval.run.suite import run_suite
+from memeval.runner.options import RunOptions
+from memeval.runner.suite import run_suite
 from memeval.score.kpi import GROUPS
 from memeval.spec.load import load_suite
 from memeval.record import Usage

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memeval.compare import compare_records
-from memeval.compare.setup import SetupMismatch, split_comparable
+from memeval.comparison import compare_records
+from memeval.comparison.setup import SetupMismatch, split_comparable
 from memeval.record import Agreement, Count, JudgeSummary, Leniency, Prompt, RunRecord
 from memeval.record.codec import to_json
 from memeval.report.files import write_text

@@ -10,8 +10,8 @@ import pytest
 from memeval.agent.lifecycle import Timings
 from memeval.engines.reference.engine import create
 from memeval.plan import Step
-from memeval.run.options import RunOptions
-from memeval.run.scenario import ScenarioRun
+from memeval.runner.options import RunOptions
+from memeval.runner.scenario import ScenarioRun
 from memeval.spec.load import load_suite
 from tests.conftest import FIXTURES
 

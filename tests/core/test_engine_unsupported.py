@@ -8,8 +8,8 @@ from memeval.record import MissingCapability
 from memeval.record.codec import from_json
 from memeval.record import RunRecord
 from memeval.report.render import render
-from memeval.run.options import RunOptions
-from memeval.run.suite import run_suite
+from memeval.runner.options import RunOptions
+from memeval.runner.suite import run_suite
 from memeval.spec.engine_def import resolve_engine
 from memeval.spec.load import load_suite
 from tests.conftest import FIXTURES

@@ -6,7 +6,7 @@ from memeval.engines.base import MemoryItem
 from memeval.engines.reference.engine import create
 from memeval.agent.pack import tokens
 from memeval.score.extractive import extract_answer
-from memeval.run.script import play_exchange, scripted_reply
+from memeval.runner.script import play_exchange, scripted_reply
 from memeval.spec.model import Exchange, Policy, Thread, Tool
 
 

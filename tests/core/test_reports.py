@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from memeval.compare import compare_files, render_comparison
+from memeval.comparison import compare_files, render_comparison
 from memeval.record import RunRecord
 from memeval.report.files import read_run
 from memeval.report.render import render

@@ -9,8 +9,8 @@ import time
 from memeval.engines.base import Hit, RecallRequest
 from memeval.errors import EngineError
 from memeval.record import TimingLabel
-from memeval.run.options import RunOptions
-from memeval.run.suite import run_suite
+from memeval.runner.options import RunOptions
+from memeval.runner.suite import run_suite
 from memeval.spec.engine_def import resolve_engine
 from memeval.spec.load import load_suite
 from tests.conftest import FIXTURES

@@ -5,7 +5,7 @@ as ``dataset.grader`` / ``dataset.prompts`` are (file:line:col, exit 2, before a
 import pytest
 import yaml
 
-from memeval.run.benchmark import benchmark_info
+from memeval.runner.benchmark import benchmark_info
 from memeval.spec.load import load_suite
 from tests.conftest import cli
 from tests.datasets.files import lme_records, locomo_records, write

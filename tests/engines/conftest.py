@@ -19,7 +19,7 @@ import pytest
 from memeval.engines.base import Engine, MemoryItem
 from memeval.engines.cortex.adapter import CortexEngine
 from memeval.engines.cortex.adapter import create as create_cortex
-from memeval.run.waits import settle
+from memeval.runner.waits import settle
 from memeval.servers.launch import RunningServer, start_server
 
 CORTEX_KEY = "sk-planted-CORTEX-6f1d2c9b8a7e"

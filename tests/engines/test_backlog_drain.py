@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from memeval.engines.cortex.adapter import CortexEngine
-from memeval.run.waits import drain
+from memeval.runner.waits import drain
 from memeval.servers.launch import RunningServer
 from tests.engines.conftest import CORTEX_KEY, connect, fake_cortex, turn
 

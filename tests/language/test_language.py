@@ -12,10 +12,10 @@ import pytest
 from memeval.agent.lifecycle import Timings
 from memeval.engines.reference.engine import create
 from memeval.record import RunRecord
-from memeval.run.context import ScenarioContext
-from memeval.run.options import RunOptions
-from memeval.run.probes import ProbeRunner
-from memeval.run.suite import run_suite
+from memeval.runner.context import ScenarioContext
+from memeval.runner.options import RunOptions
+from memeval.runner.probes import ProbeRunner
+from memeval.runner.suite import run_suite
 from memeval.score.totals import totals
 from memeval.spec.load import load_suite
 from memeval.spec.model import Suite

@@ -21,7 +21,7 @@ from tests.conftest import FIXTURES, ROOT
 YAML_FILES = sorted(p for p in Path(ROOT).glob("**/*.yaml") if ".venv" not in p.parts and "broken" not in p.parts)
 BROKEN = sorted((Path(ROOT) / "tests" / "spec" / "broken").glob("**/*.yaml"))
 # What an offline run has no use for: test servers, the answerer, dataset readers, sweeps, compare.
-UNUSED = ("memeval.servers", "memeval.llm", "memeval.datasets", "memeval.sweep", "memeval.compare",
+UNUSED = ("memeval.servers", "memeval.llm", "memeval.datasets", "memeval.sweep", "memeval.comparison",
           "memeval.engines.conformance", "httpx", "openai")
 
 
@@ -51,7 +51,7 @@ def loaded(roots):
 print(json.dumps({"before": loaded(sys.argv[1].split(",")), "after": loaded(sys.argv[2].split(","))}))
 """
 # What a run without --repeat, --junit or --format json, and not on a terminal, has no use for.
-UNASKED = ("memeval.run.repeat", "memeval.report.ci", "memeval.report.junit", "memeval.score.power", "rich")
+UNASKED = ("memeval.runner.repeat", "memeval.report.ci", "memeval.report.junit", "memeval.score.power", "rich")
 RUN_COMMAND = {"memeval.cli", "memeval.cli.run", "memeval.cli.executing", "memeval.cli.numbers"}
 _SNAPSHOT = """import json, sys
 before = []
@@ -96,7 +96,7 @@ def allowed_imports() -> dict[str, set[str]]:
 @pytest.mark.slow
 def test_an_offline_run_imports_no_server_answerer_or_dataset_module(offline_imports):
     loaded = offline_imports["after"]
-    assert "memeval.run.session" in loaded and "memeval.spec.load" in loaded  # it did run
+    assert "memeval.runner.session" in loaded and "memeval.spec.load" in loaded  # it did run
     assert [m for m in loaded if m.startswith(UNUSED + UNASKED)] == []
     assert {m for m in loaded if m.startswith("memeval.cli")} == RUN_COMMAND  # no other command's module
 

@@ -22,7 +22,7 @@ from memeval.report.files import read_run
 from memeval.score.match import contains
 from memeval.stats.basic import rate
 from memeval.spec.load import load_suite
-from memeval.run.script import scripted_reply
+from memeval.runner.script import scripted_reply
 from memeval.spec.model import Scenario, Suite
 from tests.conftest import ROOT, cli
 

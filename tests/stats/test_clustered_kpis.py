@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memeval.compare import compare_records
+from memeval.comparison import compare_records
 from memeval.report.render import render
 from tests.compare.factory import probe, run
 

@@ -9,8 +9,8 @@ import pytest
 
 from memeval.errors import UsageError
 from memeval.record import RunRecord
-from memeval.run.repeat import churn, render_churn, run_repeats
-from memeval.run.session import RunRequest
+from memeval.runner.repeat import churn, render_churn, run_repeats
+from memeval.runner.session import RunRequest
 from tests.compare.factory import hits, run
 from tests.conftest import FIXTURES, cli
 

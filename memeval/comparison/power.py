@@ -9,7 +9,7 @@ power 0.8 is :func:`memeval.score.power.plan`'s ``mde_pp``, measured on the base
 
 from __future__ import annotations
 
-from memeval.compare.groups import Side
+from memeval.comparison.groups import Side
 from memeval.score.clusters import clustering
 from memeval.score.kpi import ProbeMetric
 from memeval.score.power import ProbeOutcome, measure, plan

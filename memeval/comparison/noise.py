@@ -8,7 +8,7 @@ Each side (baseline, profile) is the mean of its repeat runs. Then:
   max(3 pp, 100/n pp), so one probe flipping never counts; a score by 0.03; a latency by 25% of
   the baseline and at least 5 ms; cost, counts and tokens by 10% of the baseline;
 - the change Δ counts only when |Δ| > max(noise, floor) **and**, where a paired test applies
-  (:mod:`memeval.compare.paired`), its p-value is below :data:`ALPHA`.
+  (:mod:`memeval.comparison.paired`), its p-value is below :data:`ALPHA`.
 """
 
 from __future__ import annotations

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memeval.errors import UsageError
-from memeval.report.files import check_label
 from memeval.spec.model import Suite
 from memeval.util.suggest import did_you_mean
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_label(label: str) -> str:
+    """Return ``label`` if it is a safe folder name (letters, digits, '.', '_', '-'; no '..')."""
+    if not _LABEL.fullmatch(label) or ".." in label:  # fullmatch: "$" would let a trailing newline through
+        raise UsageError(f"--label {label!r}: use letters, digits, '.', '_' and '-' only (it names a folder under runs/)")
+    return label
 
 
 @dataclass(frozen=True)

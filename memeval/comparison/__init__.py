@@ -1,40 +1,37 @@
 """Comparing runs: configurations side by side against a baseline, with statistics that
-separate signal from noise. The package is callable: ``memeval.compare(runs)`` is
-:func:`memeval.api.compare`.
+separate signal from noise. The library function is :func:`memeval.compare`
+(:func:`memeval.api.compare`).
 
     comparison = compare_files(["runs/a/run.json", "runs/b/run.json"])
     text = render_comparison(comparison)
 
 Runs are grouped by profile (else label) and their repeats averaged
-(:mod:`memeval.compare.groups`); a change counts only beyond the noise rule
-(:mod:`memeval.compare.noise`) and, for KPIs read off probe outcomes, a paired test
-(:mod:`memeval.compare.paired`); :mod:`memeval.compare.table` builds the JSON result and
-:mod:`memeval.compare.view` renders it.
+(:mod:`memeval.comparison.groups`); a change counts only beyond the noise rule
+(:mod:`memeval.comparison.noise`) and, for KPIs read off probe outcomes, a paired test
+(:mod:`memeval.comparison.paired`); :mod:`memeval.comparison.table` builds the JSON result and
+:mod:`memeval.comparison.view` renders it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memeval.compare.groups import group_runs, order_sides
-from memeval.compare.setup import SUBJECT, check_setups
-from memeval.compare.table import Comparison, compare_sides, regressions
-from memeval.compare.view import render_comparison
-from memeval.callable_module import make_callable
+from memeval.comparison.groups import group_runs, order_sides
+from memeval.comparison.setup import SUBJECT, check_setups
+from memeval.comparison.table import Comparison, compare_sides, regressions
+from memeval.comparison.view import render_comparison
 from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.report.files import read_run
 
 __all__ = ["compare_files", "compare_records", "regressions", "render_comparison"]
 
-make_callable(__name__, "compare")
-
 
 def compare_records(records: list[RunRecord], baseline: str | None = None, allow_setup_diff: Sequence[str] = (),
                     subject: Sequence[str] = SUBJECT) -> Comparison:
-    """Compare run records (see :mod:`memeval.compare.table` for the result), refusing runs
+    """Compare run records (see :mod:`memeval.comparison.table` for the result), refusing runs
     whose scoring setups differ outside ``subject`` and ``allow_setup_diff``
-    (:mod:`memeval.compare.setup`); a side with allowed differences has them as labels.
+    (:mod:`memeval.comparison.setup`); a side with allowed differences has them as labels.
 
     Raises:
         UsageError: no records, or ``baseline`` names no profile.

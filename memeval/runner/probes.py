@@ -11,7 +11,7 @@ from memeval.errors import Unsupported
 from memeval.agent.pack import Pack
 from memeval.plan import Step, turn_time
 from memeval.record import Phase, ProbeResult, Route, TimingLabel
-from memeval.run.context import ScenarioContext
+from memeval.runner.context import ScenarioContext
 from memeval.score.probe import score_pack, unscored
 from memeval.spec.model import Probe
 

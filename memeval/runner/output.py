@@ -19,8 +19,9 @@ import os
 from collections.abc import Iterator
 
 from memeval.errors import UsageError
-from memeval.report.files import check_label, read_run
-from memeval.run.checkpoint import FILE as JOURNAL
+from memeval.report.files import read_run
+from memeval.runner.options import check_label
+from memeval.runner.checkpoint import FILE as JOURNAL
 
 LATEST = "latest"
 LOCK = ".memeval.lock"
