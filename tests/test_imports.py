@@ -143,3 +143,41 @@ def test_nothing_outside_an_engine_imports_its_internals() -> None:
     graph = module_graph()
     assert "memeval.engines.reference.index" in graph, "the engine subpackages were read"
     assert internal_imports(graph) == []
+
+
+# The layers of docs/architecture.md, lowest first: a package imports only packages of lower layers.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "secrets", "util", "stats", "text"),
+    ("record", "datasets"),
+    ("engines", "servers"),
+    ("spec",),
+    ("plan", "agent"),
+    ("score",),
+    ("report",),
+    ("llm", "comparison"),
+    ("runner",),
+    ("sweep",),
+    ("api", "cli"),
+)
+
+
+def layer_breaches(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that go sideways or up the layers, and packages no layer names."""
+    rank = {f"memeval.{name}": i for i, layer in enumerate(LAYERS) for name in layer}
+    rank["memeval"] = len(LAYERS)  # the package's __init__ loads names on first use only
+    out = [f"{p} is in no layer" for p in sorted(graph) if p not in rank]
+    out += [f"{p} → {t}" for p, targets in sorted(graph.items()) for t in sorted(targets)
+            if p in rank and t in rank and rank[t] >= rank[p]]
+    return out
+
+
+def test_the_layer_check_finds_an_upward_import_and_an_unplaced_package() -> None:
+    graph = {"memeval.score": {"memeval.report", "memeval.stats"}, "memeval.viewer": set()}
+    assert layer_breaches(graph) == ["memeval.viewer is in no layer", "memeval.score → memeval.report"]
+
+
+def test_packages_import_only_lower_layers() -> None:
+    """The rules docs/architecture.md states, checked on the source."""
+    graph = package_graph()
+    assert len(graph) > 15, "the package graph was read"
+    assert layer_breaches(graph) == []
