@@ -35,6 +35,7 @@ from memeval.engines.reference.index import LexicalIndex
 from memeval.text.analyze import analyze
 from memeval.engines.reference.rank import feedback_terms
 from memeval.engines.reference.search import B, K1
+from memeval.engines.reference.tuning import DEFAULT
 
 TOP = 10
 
@@ -127,7 +128,7 @@ def compare(items: list[MemoryItem], asks: list[tuple[str, str]]) -> tuple[list[
             ours.add_many(start, [codes[i.node] for i in batch], [i.text for i in batch])
         ours.search(["warm"], nodes, 1)
 
-    compiled = reference_kernel.available() and len(turns) >= reference_kernel.MIN_DOCS
+    compiled = reference_kernel.available() and len(turns) >= DEFAULT.compiled_docs
     if compiled:
         reference_kernel.prepare()  # numba's import and the kernel's build are not ingest
     row = _timed_ingest("ours (exact, compiled with numba)" if compiled else "ours (exact, MaxScore)", len(turns), ingest)

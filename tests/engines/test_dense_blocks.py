@@ -5,20 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memeval.engines.reference import embedders
-
 from memeval.engines.reference import kernel as reference_kernel
 from memeval.engines.reference.embedders import DenseIndex, QueryVectors
+from memeval.engines.reference.tuning import Tuning
+
+# Batches of 100 texts, so that a few hundred writes make several blocks.
+SMALL_BATCHES = Tuning(batch=100)
 
 
 @pytest.fixture(params=["numpy", "compiled"])
-def scorer(request, monkeypatch):
+def scorer(request) -> Tuning:
     """Each way a few nodes are scored: numpy, or compiled code (every tenant counting as large)."""
     if request.param == "compiled":
         if not reference_kernel.available():
             pytest.skip("the fast extra (numba) is not installed")
-        monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
-    return request.param
+        return Tuning(batch=100, compiled_docs=0)
+    return SMALL_BATCHES
 
 
 class Random8d:
@@ -41,10 +43,9 @@ def exact(index: DenseIndex, embedder: Random8d, query: str, nodes: set[int], li
     return sorted(scored, key=lambda pair: (-pair[1], pair[0]))[:k]
 
 
-def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch, scorer):
-    monkeypatch.setattr(embedders, "_BATCH", 100)
+def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(scorer):
     embedder = Random8d()
-    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0, tuning=scorer)
     live: set[int] = set()
 
     def write(first: int, count: int) -> None:
@@ -66,19 +67,18 @@ def test_a_few_nodes_are_scored_exactly_across_writes_and_removals(monkeypatch, 
 
 
 @pytest.mark.parametrize("saved_copies", [True, False], ids=["copies saved", "saved before copies were"])
-def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path, monkeypatch, saved_copies, scorer):
+def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path, saved_copies, scorer):
     # Reopening maps the saved copies (or builds them from the vectors of a tenant saved before
     # they were); later batches extend them.
-    monkeypatch.setattr(embedders, "_BATCH", 100)
     embedder = Random8d()
-    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0, tuning=scorer)
     index.add_many(0, [doc % 40 for doc in range(900)], [f"text {doc}" for doc in range(900)])
     index.remove({doc for doc in range(900) if doc % 40 == 5 and doc % 3 == 0})
     index.save(tmp_path / "dense")
     if not saved_copies:
         for name in ("blocks.npy", "block-docs.npy", "block-vectors.npy"):
             (tmp_path / "dense" / name).unlink()
-    opened = DenseIndex.load(tmp_path / "dense", QueryVectors(embedder), min_similarity=-1.0)
+    opened = DenseIndex.load(tmp_path / "dense", QueryVectors(embedder), min_similarity=-1.0, tuning=scorer)
     opened.add_many(900, [doc % 40 for doc in range(900, 1200)], [f"text {doc}" for doc in range(900, 1200)])
     live = {doc for doc in range(1200) if not (doc < 900 and doc % 40 == 5 and doc % 3 == 0)}
     for nodes, query in [({5}, "q one"), ({5, 21}, "q two"), ({39}, "q three")]:
@@ -88,10 +88,9 @@ def test_a_reopened_index_scores_a_few_nodes_exactly_and_keeps_growing(tmp_path,
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
 
 
-def test_copies_that_do_not_fit_their_files_are_refused_when_the_tenant_opens(tmp_path, monkeypatch):
-    monkeypatch.setattr(embedders, "_BATCH", 100)
+def test_copies_that_do_not_fit_their_files_are_refused_when_the_tenant_opens(tmp_path):
     embedder = Random8d()
-    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0)
+    index = DenseIndex(QueryVectors(embedder), min_similarity=-1.0, tuning=SMALL_BATCHES)
     index.add_many(0, [doc % 4 for doc in range(200)], [f"text {doc}" for doc in range(200)])
     index.save(tmp_path / "dense")
     table = np.load(tmp_path / "dense" / "blocks.npy")

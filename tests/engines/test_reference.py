@@ -12,6 +12,7 @@ from memeval.engines.base import (PROTOCOLS, Belief, BuildsBeliefs, Capability, 
                                   RecallRequest, capabilities_of)
 from memeval.engines.conformance import CONTRACTS, run_checks
 from memeval.engines.reference.engine import create
+from memeval.engines.reference.tuning import Tuning
 from memeval.text.analyze import analyze
 from memeval.errors import EngineError, UsageError
 
@@ -28,8 +29,8 @@ DISTRACTORS = [
 ]
 
 
-def bm25_only() -> Engine:
-    return create({"embedder": "none"})
+def bm25_only(tuning: Tuning = Tuning()) -> Engine:
+    return create({"embedder": "none"}, tuning)
 
 
 def turn(text: str, node: str = "agent:a", at: str | None = None, tenant: str = T, **kw) -> MemoryItem:
@@ -393,9 +394,8 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     assert recall(engine, "zebras")[0] == "apples are red"
 
 
-def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals(monkeypatch):
+def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals():
     numpy = pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
-    from memeval.engines.reference import embedders
     from memeval.engines.reference.embedders import DenseIndex, QueryVectors
 
     class Seeded:
@@ -405,10 +405,9 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
             vecs = [numpy.random.default_rng(int(t.split("-")[-1])).normal(size=8) for t in texts]
             return numpy.array([v / numpy.linalg.norm(v) for v in vecs], dtype=numpy.float32)
 
-    monkeypatch.setattr(embedders, "_LEADERS", 16)
     rng = random.Random(3)
     for trial in range(40):
-        index = DenseIndex(QueryVectors(Seeded()), min_similarity=rng.choice([-1.0, 0.0, 0.3]))
+        index = DenseIndex(QueryVectors(Seeded()), min_similarity=rng.choice([-1.0, 0.0, 0.3]), tuning=Tuning(leaders=16))
         count = rng.randint(1, 300)
         nodes = [rng.randrange(10) for _ in range(count)]
         for doc in range(count):
@@ -423,16 +422,14 @@ def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removal
             assert [doc for doc, _ in index.search(f"q-{1000 + trial}", section, k)] == want, (trial, section)
 
 
-def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls(monkeypatch):
+def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls():
     # A large tenant scores a pack's question once for every section and each feedback query
     # adds its own terms to it; with BM25 alone the packs must be the numpy path's (MaxScore
     # sums in another order: scores equal to about 1e-16).
     from memeval.engines.reference import kernel as reference_kernel
-    from memeval.engines.reference import search as reference_search
 
     if not reference_kernel.available():
         pytest.skip("the fast extra (numba) is not installed")
-    monkeypatch.setattr(reference_search, "_DIRECT", 0)  # no query counts as small: none is scored in one flat run
     rng = random.Random(23)
     words = [f"{a}{b}" for a in ("ka", "lo", "mi", "ne", "ru", "ta") for b in ("po", "si", "de", "fa", "gu")]
     items = [turn(" ".join(rng.choices(words, k=rng.randint(3, 12))), node=f"agent:a{i % 5}", at=minute(i % 600),
@@ -442,8 +439,8 @@ def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls(monk
     items += [MemoryItem(T, "learnings", "learning", " ".join(rng.choices(words, k=8))) for _ in range(30)]
     questions = [" ".join(rng.choices(words, k=rng.randint(2, 9))) for _ in range(12)]
 
-    def packs() -> list:
-        engine = bm25_only()
+    def packs(tuning: Tuning) -> list:
+        engine = bm25_only(tuning)
         engine.write_many(items)
         out = []
         for question in questions:
@@ -452,9 +449,9 @@ def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls(monk
                 out.append([(hit.item.id, hit.score) for hit in hits])
         return out
 
-    numpy_packs = packs()
-    monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
-    compiled_packs = packs()
+    # direct 0: no query counts as small, so none is scored in one flat run
+    numpy_packs = packs(Tuning(direct=0))
+    compiled_packs = packs(Tuning(direct=0, compiled_docs=0))
     assert [[doc for doc, _ in pack] for pack in compiled_packs] == [[doc for doc, _ in pack] for pack in numpy_packs]
     assert [score for pack in compiled_packs for _, score in pack] == pytest.approx(
         [score for pack in numpy_packs for _, score in pack], rel=1e-12)

@@ -7,8 +7,11 @@ import pytest
 
 pytest.importorskip("faiss", reason="the ann extra (faiss-cpu) is not installed")
 
-from memeval.engines.reference import ann as reference_ann  # noqa: E402
 from memeval.engines.reference.ann import AnnIndex  # noqa: E402
+from memeval.engines.reference.tuning import Tuning  # noqa: E402
+
+# Probe the default number of lists, not every one.
+PROBE_ONLY = Tuning(scan=0)
 
 
 def unit_rows(count: int, seed: int) -> np.ndarray:
@@ -16,10 +19,9 @@ def unit_rows(count: int, seed: int) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def test_it_finds_the_exact_top_ten_and_reopens_with_the_same_answers(tmp_path, monkeypatch):
-    monkeypatch.setattr(reference_ann, "SCAN", 0)  # probe PROBE lists, not every one
+def test_it_finds_the_exact_top_ten_and_reopens_with_the_same_answers(tmp_path):
     vectors = unit_rows(3000, 1)
-    index = AnnIndex(16)
+    index = AnnIndex(16, tuning=PROBE_ONLY)
     index.add(0, vectors[:2000])  # trains 125 lists, of which a search probes 64
     index.add(2000, vectors[2000:])
     queries = unit_rows(20, 2)
@@ -32,7 +34,7 @@ def test_it_finds_the_exact_top_ten_and_reopens_with_the_same_answers(tmp_path, 
         assert np.allclose(sims, vectors[rows] @ query, atol=0.01) and list(sims) == sorted(sims, reverse=True)
     assert found >= 0.9 * 200 and len(index) == 3000
     index.save(tmp_path / "ann.faiss")
-    again = AnnIndex(16, tmp_path / "ann.faiss")
+    again = AnnIndex(16, tmp_path / "ann.faiss", PROBE_ONLY)
     assert len(again) == 3000
     for query in queries:
         assert again.search(query, 10)[0].tolist() == index.search(query, 10)[0].tolist()

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
-from memeval.engines.reference import embedders
-
-from memeval.engines.reference import kernel as reference_kernel
-
-from memeval.engines.reference import search as reference_search
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
+from memeval.engines.reference import embedders
+from memeval.engines.reference import kernel as reference_kernel
 from memeval.engines.reference.engine import create
+from memeval.engines.reference.tuning import Tuning
 from memeval.errors import EngineError, UsageError
 
 WORDS = "alpha beta gamma delta omega sigma kappa theta lima echo bravo tango".split()
@@ -51,26 +50,25 @@ def snapshot(engine, tenants, queries) -> list:
 
 @pytest.mark.parametrize("large", [False, True], ids=["numpy", "compiled"])
 @pytest.mark.parametrize("embedder", ["none", "static"])
-def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp_path, monkeypatch, embedder, large):
+def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp_path, embedder, large):
+    tuning = Tuning()
     if large:
         # Every tenant counts as large: searches, text signals and dense picks run in compiled
         # code, and a pack's question is kept across recalls (and must not survive a write).
         if not reference_kernel.available():
             pytest.skip("the fast extra (numba) is not installed")
-        monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
-        monkeypatch.setattr(reference_search, "_DIRECT", 0)  # no query is small enough for one flat run
+        tuning = replace(tuning, compiled_docs=0, direct=0)  # direct 0: no query is small enough for one flat run
     if embedder == "static":
         pytest.importorskip("static_model", reason="the embedding model is not installed")
         # Small enough that the tenants build an ANN index (when faiss is installed), which
         # is then saved and reopened too.
-        monkeypatch.setattr(embedders, "ANN_MIN", 50)
-        monkeypatch.setattr(embedders, "_BATCH", 64)
+        tuning = replace(tuning, ann_min=50, batch=64)
     rng = random.Random(11)
     items = corpus(rng, 600)
     tenants = sorted({item.tenant for item in items})
     queries = [" ".join(rng.sample(WORDS, 3)) for _ in range(5)]
     settings = {"embedder": embedder, "path": str(tmp_path / "memory")}
-    first = create(settings)
+    first = create(settings, tuning)
     first.write_many(items[:400])
     first.build_beliefs(tenants[0])
     first.forget(tenants[1], tuple(item.id for item in items[1:200:9]))
@@ -81,14 +79,14 @@ def test_a_closed_engine_reopens_with_identical_recalls_listings_and_beliefs(tmp
     first.close()
     if embedder == "static" and embedders.available():
         assert graphs == [] and len(sorted((tmp_path / "memory").rglob("ann.faiss"))) == len(tenants)
-    second = create(settings)
+    second = create(settings, tuning)
     assert snapshot(second, tenants, queries) == before
     # It stays writable: a replay is still a replay, and new writes are found.
     assert second.write(items[3]).replayed and not second.write(items[5]).replayed  # items[5]: erased
     second.write(MemoryItem(tenants[0], "agent:a1", "turn", "zulu zulu"))
     assert [h.item.text for h in second.recall(RecallRequest(tenants[0], ("agent:",), "zulu", 3))][0] == "zulu zulu"
     second.close()
-    third = create(settings)
+    third = create(settings, tuning)
     assert third.recall(RecallRequest(tenants[0], ("agent:",), "zulu", 1))[0].item.text == "zulu zulu"
 
 

@@ -197,20 +197,16 @@ def test_vectors_are_computed_at_write_time_in_batches():
     assert embedder.embedded == 4096 + 5 + 1
 
 
-def test_the_ann_index_answers_a_large_section_close_to_exact(monkeypatch):
+def test_the_ann_index_answers_a_large_section_close_to_exact():
     pytest.importorskip("faiss", reason="the ann extra (faiss-cpu) is not installed")
     import numpy
 
-    from memeval.engines.reference import embedders
-
-    from memeval.engines.reference import ann as reference_ann
     from memeval.engines.reference.embedders import QueryVectors
     from memeval.engines.reference.engine import ReferenceEngine
+    from memeval.engines.reference.tuning import Tuning
 
-    monkeypatch.setattr(embedders, "ANN_MIN", 200)
-    monkeypatch.setattr(reference_ann, "PROBE", 6)  # of the 12 lists 200 vectors train
-    monkeypatch.setattr(reference_ann, "SCAN", 0)
-    monkeypatch.setattr(embedders, "_BATCH", 100)
+    # An IVF index from 200 vectors; a search probes 6 of the 12 lists they train.
+    tuning = Tuning(ann_min=200, probe=6, scan=0, batch=100)
     rng = numpy.random.default_rng(5)
     table = {}
 
@@ -222,7 +218,7 @@ def test_the_ann_index_answers_a_large_section_close_to_exact(monkeypatch):
             vecs = numpy.array(rows, dtype=numpy.float32)
             return vecs / numpy.linalg.norm(vecs, axis=1, keepdims=True)
 
-    engine = ReferenceEngine(QueryVectors(Random8d()), min_similarity=-1.0)
+    engine = ReferenceEngine(QueryVectors(Random8d()), min_similarity=-1.0, tuning=tuning)
     for i in range(600):
         engine.write(turn(f"entry {i}", day(i % 20), node=f"agent:a{i % 3}"))
     dense = engine._tenants[T].dense

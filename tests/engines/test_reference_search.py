@@ -8,12 +8,9 @@ import random
 
 import pytest
 
-from memeval.engines.reference import index as reference_index
-
 from memeval.engines.reference import kernel as reference_kernel
-
-from memeval.engines.reference import search as reference_search
 from memeval.engines.reference.index import LexicalIndex
+from memeval.engines.reference.tuning import Tuning
 from memeval.text.analyze import analyze
 
 
@@ -57,14 +54,13 @@ def brute_bm25(docs: dict[int, list[str]], section: set[int], nodes: dict[int, i
 
 
 @pytest.mark.parametrize(("flush", "direct"), [(1, 0), (7, 0), (4096, 0), (4096, 32768)])
-def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(monkeypatch, flush, direct):
+def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(flush, direct):
     # direct 0: every search prunes with MaxScore; 32768: these small ones score every posting.
-    monkeypatch.setattr(reference_index, "FLUSH", flush)
-    monkeypatch.setattr(reference_search, "_DIRECT", direct)
+    tuning = Tuning(flush=flush, direct=direct)
     rng = random.Random(5)
     vocabulary = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
     for trial in range(30):
-        index, docs, nodes = LexicalIndex(), {}, {}
+        index, docs, nodes = LexicalIndex(tuning), {}, {}
         for doc in range(rng.randint(1, 60)):
             words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
             docs[doc], nodes[doc] = words, rng.randrange(4)
@@ -81,14 +77,17 @@ def test_exact_search_equals_brute_force_bm25_over_random_sections_and_removals(
         assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
-def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
+# Every search prunes with MaxScore: no query is small enough to score every posting.
+PRUNED = Tuning(direct=0)
+
+
+def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary():
     # Many common terms and a few rare ones, small k: MaxScore leaves common terms out of the
     # candidates, so this is where a wrong bound would drop a true top-k document.
-    monkeypatch.setattr(reference_search, "_DIRECT", 0)
     rng = random.Random(8)
     vocabulary = [f"w{i:02d}x" for i in range(60)]
     weights = [1 / (rank + 1) for rank in range(60)]
-    index, docs, nodes = LexicalIndex(), {}, {}
+    index, docs, nodes = LexicalIndex(PRUNED), {}, {}
     for doc in range(3000):
         docs[doc] = rng.choices(vocabulary, weights, k=rng.randint(1, 14))
         nodes[doc] = rng.randrange(5)
@@ -106,33 +105,33 @@ def test_pruned_top_k_equals_brute_force_on_a_skewed_vocabulary(monkeypatch):
         assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
-# Each pruning path of reference_search forced on by its knobs; every search prunes (_DIRECT 0),
-# filters every posting (_NARROW 0) and its probe reads a few hundred postings (the default reads
-# all of these small corpora's).
+# Each pruning path of the search forced on by its knobs (memeval.engines.reference.tuning);
+# every search prunes (direct 0), filters every posting (narrow 0) and its probe reads a few
+# hundred postings (the default reads all of these small corpora's).
 PATHS = {
-    "sparse sums": {"_DENSE_SHARE": 0},
-    "dense, every non-essential term added": {"_DENSE_SHARE": 10**9, "_LOOKUP": 10**9},
-    "dense, every non-essential term looked up": {"_DENSE_SHARE": 10**9, "_LOOKUP": 0},
-    "postings filtered before scoring": {"_FILTER_AFTER": 2.0},
-    "candidates filtered after scoring": {"_FILTER_AFTER": 0.0},
-    "probe of one term and k documents": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1},
-    "probe of every term": {"_PROBE_POSTINGS": 10**9},
-    "tiny probe, sparse, filtered after": {"_PROBE_POSTINGS": 1, "_PROBE_DOCS": 1, "_DENSE_SHARE": 0,
-                                           "_FILTER_AFTER": 0.0},
+    "sparse sums": {"dense_share": 0},
+    "dense, every non-essential term added": {"dense_share": 10**9, "lookup": 10**9},
+    "dense, every non-essential term looked up": {"dense_share": 10**9, "lookup": 0},
+    "postings filtered before scoring": {"filter_after": 2.0},
+    "candidates filtered after scoring": {"filter_after": 0.0},
+    "probe of one term and k documents": {"probe_postings": 1, "probe_docs": 1},
+    "probe of every term": {"probe_postings": 10**9},
+    "tiny probe, sparse, filtered after": {"probe_postings": 1, "probe_docs": 1, "dense_share": 0,
+                                           "filter_after": 0.0},
     # Every tenant counts as large: searches score the question into one array in compiled code
     # (numba) and scan it for the section's best.
-    "compiled kernel for large sections": {"MIN_DOCS": 0},
+    "compiled kernel for large sections": {"compiled_docs": 0},
     # ... and every section short of the whole tenant reads its own documents' scores from it.
-    "compiled kernel, sections read their documents' scores": {"MIN_DOCS": 0, "_NARROW": 1.0},
+    "compiled kernel, sections read their documents' scores": {"compiled_docs": 0, "narrow": 1.0},
     # ... with questions of few postings scored in one flat run and their feedback queries not.
-    "compiled kernel after a flat question": {"MIN_DOCS": 0, "_DIRECT": 3000, "_COMPILED_FLAT": 0},
+    "compiled kernel after a flat question": {"compiled_docs": 0, "direct": 3000, "compiled_flat": 0},
     "compiled kernel after a flat question, sections read their documents' scores": {
-        "MIN_DOCS": 0, "_DIRECT": 3000, "_COMPILED_FLAT": 0, "_NARROW": 1.0},
+        "compiled_docs": 0, "direct": 3000, "compiled_flat": 0, "narrow": 1.0},
     # ... and, as by default, a flat run only for questions of a sixteenth of the documents or fewer.
-    "compiled kernel, flat only for the rarest questions": {"MIN_DOCS": 0, "_DIRECT": 32768},
+    "compiled kernel, flat only for the rarest questions": {"compiled_docs": 0, "direct": 32768},
     # Every section short of the whole tenant reads its own nodes' postings (reference_split).
-    "sections read their nodes' postings, pruned": {"_NARROW": 1.0},
-    "sections read their nodes' postings, scored whole": {"_NARROW": 1.0, "_DIRECT": 32768},
+    "sections read their nodes' postings, pruned": {"narrow": 1.0},
+    "sections read their nodes' postings, scored whole": {"narrow": 1.0, "direct": 32768},
 }
 
 
@@ -144,13 +143,12 @@ def skewed_words(rng: random.Random) -> list[str]:
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))
-def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkeypatch, path):
-    if "MIN_DOCS" in PATHS[path] and not reference_kernel.available():
+def test_every_pruning_path_equals_brute_force_across_writes_and_removals(path):
+    if "compiled_docs" in PATHS[path] and not reference_kernel.available():
         pytest.skip("the fast extra (numba) is not installed")
-    for name, value in {"_DIRECT": 0, "_PROBE_POSTINGS": 300, "MIN_DOCS": 10**9, "_NARROW": 0.0, **PATHS[path]}.items():
-        monkeypatch.setattr(reference_kernel if name == "MIN_DOCS" else reference_search, name, value)
+    tuning = Tuning(**{"direct": 0, "probe_postings": 300, "compiled_docs": 10**9, "narrow": 0.0, **PATHS[path]})
     rng = random.Random(11)
-    index, docs, nodes = LexicalIndex(), {}, {}
+    index, docs, nodes = LexicalIndex(tuning), {}, {}
     # Queries lean to the common words, whose small bounds make them non-essential.
     vocabulary = [f"w{i:02d}x" for i in range(60)] + ["everyx", "absentx"]
     weights = [1 / (rank + 1) for rank in range(60)] + [1.0, 0.1]
@@ -177,9 +175,8 @@ def test_every_pruning_path_equals_brute_force_across_writes_and_removals(monkey
             assert all(score == pytest.approx(want[doc], rel=1e-12) for doc, score in got)
 
 
-def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
-    monkeypatch.setattr(reference_search, "_DIRECT", 0)
-    index = LexicalIndex()
+def test_a_section_without_a_matching_document_finds_nothing():
+    index = LexicalIndex(PRUNED)
     index.add_many(0, [0] * 50 + [1] * 50, ["alpha beta"] * 50 + ["gamma"] * 50)
     assert index.search(["alpha"], [1], 5) == []
     assert index.search(["alpha"], [2], 5) == []
@@ -187,11 +184,9 @@ def test_a_section_without_a_matching_document_finds_nothing(monkeypatch):
 
 
 
-def test_a_node_written_after_the_first_narrow_search_is_found(monkeypatch):
+def test_a_node_written_after_the_first_narrow_search_is_found():
     # The older segments' postings were split by node before node 7 existed.
-    monkeypatch.setattr(reference_search, "_DIRECT", 0)
-    monkeypatch.setattr(reference_search, "_NARROW", 1.0)
-    index, docs, nodes = LexicalIndex(), {}, {}
+    index, docs, nodes = LexicalIndex(Tuning(direct=0, narrow=1.0)), {}, {}
 
     def write(start: int, codes: list[int], texts: list[str]) -> None:
         index.add_many(start, codes, texts)
@@ -207,14 +202,12 @@ def test_a_node_written_after_the_first_narrow_search_is_found(monkeypatch):
         assert [doc for doc, _ in got] == sorted(want, key=lambda doc: (-want[doc], doc))[:4], section
 
 
-def test_the_compiled_kernel_keeps_the_older_of_equal_scores_whatever_term_they_hold(monkeypatch):
+def test_the_compiled_kernel_keeps_the_older_of_equal_scores_whatever_term_they_hold():
     # Two terms of equal df: the newer documents hold the query's first term, the older ones its
     # second, so a kernel that kept the first equal score it met would keep the newer.
     if not reference_kernel.available():
         pytest.skip("the fast extra (numba) is not installed")
-    monkeypatch.setattr(reference_kernel, "MIN_DOCS", 0)
-    monkeypatch.setattr(reference_search, "_DIRECT", 0)
-    index = LexicalIndex()
+    index = LexicalIndex(Tuning(compiled_docs=0, direct=0))
     texts = ["fillerx"] * 200
     texts[10], texts[20], texts[30], texts[40] = "betax other", "alphax other", "alphax other", "betax other"
     index.add_many(0, [0] * len(texts), texts)

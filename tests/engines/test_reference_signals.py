@@ -12,6 +12,7 @@ from memeval.engines.reference import kernel as reference_kernel
 from memeval.engines.reference import signals as reference_signals
 from memeval.text.analyze import flatten
 from memeval.engines.reference.rank import STOPWORD_WEIGHT, Query, Texts
+from memeval.engines.reference.tuning import DEFAULT
 
 pytestmark = pytest.mark.skipif(not reference_kernel.available(), reason="the fast extra (numba) is not installed")
 
@@ -55,10 +56,10 @@ def test_a_large_tenant_measures_its_pool_in_compiled_code(monkeypatch):
 
     monkeypatch.setattr(reference_signals, "measure", spy)
     query = Query("what did we deploy at the cafe in 東京")
-    small = Texts(texts.__getitem__, lambda: reference_kernel.MIN_DOCS - 1)
+    small = Texts(texts.__getitem__, lambda: DEFAULT.compiled_docs - 1)
     query.measure_all(range(4), small)
     assert calls == []
-    large = Texts(texts.__getitem__, lambda: reference_kernel.MIN_DOCS)
+    large = Texts(texts.__getitem__, lambda: DEFAULT.compiled_docs)
     query.measure_all([0, 1, 1, 2, 3], large)
     assert calls == [4]
     assert [query.shares(doc, large) for doc in range(4)] == [query.measure(large.flat(doc)) for doc in range(4)]

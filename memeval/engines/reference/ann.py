@@ -1,15 +1,15 @@
 """An approximate nearest-neighbour index for the reference engine's dense vectors (IVF, faiss).
 
 Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the faiss-cpu wheel), once a
-tenant holds :data:`ANN_MIN` vectors, k-means over them picks :data:`LISTS` centroids (faiss'
+tenant holds ``Tuning.ann_min`` vectors (:mod:`.tuning`), k-means over them picks :data:`LISTS` centroids (faiss'
 seeded clustering: the same vectors give the same index) and every vector goes into the inverted
 list of its nearest centroid, as does every batch embedded after. Each vector is kept there as
 8-bit codes of its offset from the centroid (faiss' scalar quantizer, a quarter of float32's
 memory). A search over most of a tenant then scores the codes in the lists whose centroids are
-nearest the query (:data:`PROBE` of them, or as many as hold about :data:`SCAN` vectors when
+nearest the query (``Tuning.probe`` of them, or as many as hold about ``Tuning.scan`` vectors when
 that is more), instead of every row, and returns its best candidates with approximate cosines,
 which the caller rescores from the exact vectors (:class:`memeval.engines.reference.embedders.DenseIndex`).
-Without it, or below :data:`ANN_MIN` rows, dense search stays exact.
+Without it, or below ``Tuning.ann_min`` rows, dense search stays exact.
 
 An insert is one nearest-centroid search, about 170k vectors/s on this project's 2-core machine,
 where an HNSW graph (usearch, this index before) inserted 3-6k/s at 300k-1M vectors and capped
@@ -28,12 +28,10 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-ANN_MIN = 20_000
+from memeval.engines.reference.tuning import DEFAULT, Tuning
+
 LISTS = 1024
-PROBE = 64
-# A search scores at least this many vectors: more lists than PROBE while the lists are short.
-SCAN = 20_000
-# k-means needs this many vectors per centroid; ANN_MIN / LISTS is about 19.5.
+# k-means needs this many vectors per centroid; the default ann_min / LISTS is about 19.5.
 _MIN_POINTS = 16
 # k-means rounds: 10 train in 0.7 s what faiss' default 25 train in 1.7 s, at the same recall
 # (0.960 against 0.958 at 200k vectors and 64 lists probed).
@@ -56,13 +54,14 @@ class AnnIndex:
         ImportError: faiss is not installed (check :func:`available` first).
     """
 
-    def __init__(self, dim: int, path: Path | None = None) -> None:
+    def __init__(self, dim: int, path: Path | None = None, tuning: Tuning = DEFAULT) -> None:
         """A new, empty index for ``dim``-d vectors, or the one saved at ``path``."""
         import faiss
         import numpy
 
         faiss.omp_set_num_threads(1)
         self._faiss, self._np, self._dim = faiss, numpy, dim
+        self._tuning = tuning
         self._index: Any = None
         if path is not None:
             self._index = faiss.read_index(str(path))
@@ -109,7 +108,7 @@ class AnnIndex:
         if self._index is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         index = self._index
-        index.nprobe = min(index.nlist, max(PROBE, -(-SCAN * index.nlist // max(index.ntotal, 1))))
+        index.nprobe = min(index.nlist, max(self._tuning.probe, -(-self._tuning.scan * index.nlist // max(index.ntotal, 1))))
         sims, rows = index.search(np.ascontiguousarray(vector, dtype=np.float32)[None, :], count)
         found = rows[0] >= 0
         return rows[0][found].astype(np.int64), sims[0][found]

@@ -13,12 +13,14 @@ import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.reference.embedders import DenseIndex, QueryVectors
 from memeval.engines.reference.store import TenantStore
 from memeval.errors import EngineError
 
 
-def open_tenants(path: Path, queries: QueryVectors | None, min_similarity: float) -> dict[str, TenantStore]:
+def open_tenants(path: Path, queries: QueryVectors | None, min_similarity: float,
+                 tuning: Tuning = DEFAULT) -> dict[str, TenantStore]:
     """Every tenant saved under ``path`` (none when it does not exist yet).
 
     Raises:
@@ -35,7 +37,7 @@ def open_tenants(path: Path, queries: QueryVectors | None, min_similarity: float
                               "(a save or erase did not finish); remove the folder or restore it")
         try:
             name = json.loads((folder / "tenant.json").read_text(encoding="utf-8"))["tenant"]
-            tenants[name] = TenantStore.load(folder, name, _dense_opener(queries, min_similarity))
+            tenants[name] = TenantStore.load(folder, name, _dense_opener(queries, min_similarity, tuning), tuning)
         except (OSError, ValueError, KeyError) as err:
             raise EngineError(f"reference engine: cannot open the tenant saved in {folder}: {err}") from err
     return tenants
@@ -69,7 +71,8 @@ def folder_of(path: Path, tenant: str) -> Path:
     return path / "tenants" / hashlib.sha256(tenant.encode()).hexdigest()[:32]
 
 
-def _dense_opener(queries: QueryVectors | None, min_similarity: float) -> Callable[[Path], DenseIndex] | None:
+def _dense_opener(queries: QueryVectors | None, min_similarity: float,
+                  tuning: Tuning) -> Callable[[Path], DenseIndex] | None:
     """How a tenant's vector index opens: from its folder, or, when it was saved without one,
     by embedding its texts now (None: the engine has no dense signal)."""
     if queries is None:
@@ -77,7 +80,7 @@ def _dense_opener(queries: QueryVectors | None, min_similarity: float) -> Callab
 
     def open_dense(folder: Path) -> DenseIndex:
         if (folder / "vectors.npy").exists():
-            return DenseIndex.load(folder, queries, min_similarity)
-        return DenseIndex(queries, min_similarity)
+            return DenseIndex.load(folder, queries, min_similarity, tuning)
+        return DenseIndex(queries, min_similarity, tuning)
 
     return open_dense

@@ -18,18 +18,17 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.reference import kernel
 from memeval.engines.reference.dense_blocks import NodeBlocks
-from memeval.engines.reference.ann import ANN_MIN, AnnIndex, available
+from memeval.engines.reference.ann import AnnIndex, available
 from memeval.engines.reference.static_files import cache_folder
 from memeval.engines.reference.static_vectors import MAX_TOKENS, StaticVectors
 from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
-_BATCH = 4096
 _QUERY_CACHE = 64
 ANN_FILE = "ann.faiss"
-_LEADERS = 1024
 _SMALL_SHARE = 8
 _ANN_SHARE = 4
 
@@ -135,11 +134,12 @@ class DenseIndex:
     removed documents stay but can never match. Not thread-safe: the engine serialises calls.
     """
 
-    def __init__(self, queries: QueryVectors, min_similarity: float) -> None:
+    def __init__(self, queries: QueryVectors, min_similarity: float, tuning: Tuning = DEFAULT) -> None:
         """``min_similarity`` is the cosine below which a document is not a hit."""
         import numpy
 
         self._np = numpy
+        self._tuning = tuning
         self._queries = queries
         self._floor = min_similarity
         self._pending: list[str] = []
@@ -181,7 +181,7 @@ class DenseIndex:
         self._node.extend([node + 1 for node in nodes])
         self._pending.extend(texts)
         self._version += 1
-        if len(self._pending) >= _BATCH:
+        if len(self._pending) >= self._tuning.batch:
             try:
                 self._embed_pending(whole=True)
             except EngineError:
@@ -206,7 +206,7 @@ class DenseIndex:
         self._blocks.save(folder)
 
     @classmethod
-    def load(cls, folder: Path, queries: QueryVectors, min_similarity: float) -> DenseIndex:
+    def load(cls, folder: Path, queries: QueryVectors, min_similarity: float, tuning: Tuning = DEFAULT) -> DenseIndex:
         """The index :meth:`save` wrote under ``folder`` (vectors memory-mapped until the next
         write grows them).
 
@@ -215,7 +215,7 @@ class DenseIndex:
         """
         import numpy
 
-        index = cls(queries, min_similarity)
+        index = cls(queries, min_similarity, tuning)
         vecs = numpy.asarray(numpy.load(folder / "vectors.npy", mmap_mode="r"))
         nodes = numpy.load(folder / "nodes.npy")
         index._node = array("i", nodes.tobytes())
@@ -233,7 +233,7 @@ class DenseIndex:
         elif len(nodes):  # saved before the copies were
             index._blocks.extend(0, nodes, vecs)
         if (folder / ANN_FILE).exists():
-            index._ann = AnnIndex(vecs.shape[1], folder / ANN_FILE)
+            index._ann = AnnIndex(vecs.shape[1], folder / ANN_FILE, tuning)
         return index
 
     def remove(self, docs: Collection[int]) -> None:
@@ -257,14 +257,14 @@ class DenseIndex:
             # A few nodes: score only their rows, from per-node copies (at 1M rows a full scan is
             # 20+ ms, and gathering 25k scattered rows 5 ms).
             vector = self._queries.vector(query)
-            if kernel.compiles(self._rows):
+            if kernel.compiles(self._rows, self._tuning):
                 return self._best(*self._blocks.best(nodes, vector, self._codes, self._floor, k), k)
             docs, sims = self._blocks.scores(nodes, vector)
             live = self._codes[docs] > 0
             return self._best(docs[live], sims[live], k)
         lut = np.zeros(self._width, dtype=bool)
         lut[[n + 1 for n in nodes if 0 < n + 1 < self._width]] = True
-        if self._ann is not None and self._rows >= ANN_MIN:
+        if self._ann is not None and self._rows >= self._tuning.ann_min:
             found = self._from_ann(query, lut, k)
             if found is not None:
                 return found
@@ -313,7 +313,8 @@ class DenseIndex:
         if cached is not None and cached[0] == query and cached[1] == self._version:
             return cached[2], cached[3]
         np = self._np
-        rows = np.arange(sims.size) if sims.size <= _LEADERS else np.argpartition(sims, -_LEADERS)[-_LEADERS:]
+        leaders = self._tuning.leaders
+        rows = np.arange(sims.size) if sims.size <= leaders else np.argpartition(sims, -leaders)[-leaders:]
         # Complete when no row at or above the floor was left out of the leaders.
         complete = rows.size == sims.size or bool(sims[rows].min() < self._floor)
         rows = rows[(sims[rows] >= self._floor) & (self._codes[rows] > 0)]
@@ -345,10 +346,10 @@ class DenseIndex:
             self._codes_version = self._version
 
     def _embed_pending(self, whole: bool = False) -> None:
-        """Embed the queued texts in batches of :data:`_BATCH` (with ``whole``, only full
+        """Embed the queued texts in batches of ``tuning.batch`` (with ``whole``, only full
         batches); raises like :meth:`_flush`."""
-        while len(self._pending) >= (_BATCH if whole else 1):
-            batch = self._pending[:_BATCH]
+        while len(self._pending) >= (self._tuning.batch if whole else 1):
+            batch = self._pending[: self._tuning.batch]
             vecs = self._queries.embed(batch)
             self._grow(self._rows + len(batch), vecs.shape[1])
             self._vecs[self._rows : self._rows + len(batch)] = vecs
@@ -358,9 +359,9 @@ class DenseIndex:
                 self._ann.add(self._rows, vecs)
             self._rows += len(batch)
             del self._pending[: len(batch)]
-            if self._ann is None and self._rows >= ANN_MIN and available():
+            if self._ann is None and self._rows >= self._tuning.ann_min and available():
                 # Built once the index can be used: a smaller tenant never pays for inserts.
-                self._ann = AnnIndex(vecs.shape[1])
+                self._ann = AnnIndex(vecs.shape[1], tuning=self._tuning)
                 self._ann.add(0, self._vecs[: self._rows])
 
     def _grow(self, rows: int, dim: int) -> None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import memeval
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.base import (
     Adapter,
     BuildReceipt,
@@ -64,8 +65,8 @@ DEFAULT_MIN_SIMILARITY = -1.0
 _SETTINGS = ("embedder", "min_similarity", "path")
 
 
-def create(settings: Mapping[str, Any]) -> ReferenceEngine:
-    """The factory of the ``reference`` adapter.
+def create(settings: Mapping[str, Any], tuning: Tuning = DEFAULT) -> ReferenceEngine:
+    """The factory of the ``reference`` adapter; ``tuning`` (:mod:`.tuning`) is for tests only.
 
     Raises:
         UsageError: an unknown setting or an invalid value (see the module docstring).
@@ -81,13 +82,14 @@ def create(settings: Mapping[str, Any]) -> ReferenceEngine:
         raise UsageError(f"reference engine: path must be a folder name, not {path!r}")
     embedder = load_embedder(str(settings.get("embedder", "auto")))
     return ReferenceEngine(QueryVectors(embedder) if embedder else None, float(similarity),
-                           Path(path).expanduser() if path else None)
+                           Path(path).expanduser() if path else None, tuning)
 
 
 class ReferenceEngine:
     """In-memory engine implementing :class:`memeval.engines.base.Engine`; safe across threads."""
 
-    def __init__(self, queries: QueryVectors | None, min_similarity: float, path: Path | None = None) -> None:
+    def __init__(self, queries: QueryVectors | None, min_similarity: float, path: Path | None = None,
+                 tuning: Tuning = DEFAULT) -> None:
         """Prefer :func:`create`; ``queries`` None means BM25 without a dense signal; with
         ``path``, the tenants saved there are opened now and :meth:`close` saves them back.
 
@@ -97,7 +99,8 @@ class ReferenceEngine:
         self._queries = queries
         self._min_similarity = min_similarity
         self._path = path
-        self._tenants: dict[str, TenantStore] = open_tenants(path, queries, min_similarity) if path else {}
+        self._tuning = tuning
+        self._tenants: dict[str, TenantStore] = open_tenants(path, queries, min_similarity, tuning) if path else {}
         self._lock = threading.Lock()
 
     def info(self) -> EngineInfo:
@@ -224,8 +227,8 @@ class ReferenceEngine:
         return tenant
 
     def _new_tenant(self) -> TenantStore:
-        dense = DenseIndex(self._queries, self._min_similarity) if self._queries else None
-        return TenantStore(LexicalIndex(), dense)
+        dense = DenseIndex(self._queries, self._min_similarity, self._tuning) if self._queries else None
+        return TenantStore(LexicalIndex(self._tuning), dense)
 
 
 def _candidates(store: TenantStore, query: str, terms: list[str], codes: tuple[int, ...], depth: int,

@@ -13,7 +13,7 @@ postings, each term's idf and bound, and the section's nodes to
 :func:`memeval.engines.reference.search.top_k`, which prunes with MaxScore and returns what
 scoring every posting would.
 
-A tenant of :data:`memeval.engines.reference.kernel.MIN_DOCS` documents or more, with numba
+A tenant of ``Tuning.compiled_docs`` documents (:mod:`.tuning`) or more, with numba
 installed, scores in compiled code instead: the first query of a pack is its question, whose
 scores over every document go into one array when a search first needs them, kept until the next
 question or write; every section reads its top k from it (a small section its own documents'
@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.reference import kernel
 from memeval.text.analyze import CACHE_MAX, flatten, word_parts, word_term
 from memeval.engines.reference import postings
@@ -54,7 +55,6 @@ from memeval.engines.reference.search import (
     top_k,
 )
 
-FLUSH = 4096
 # Plans a tenant keeps (a pack's question, and a feedback query or two).
 PLANS = 4
 _PEAK_SLACK = 0.05
@@ -75,7 +75,8 @@ class LexicalIndex:
     node codes are small non-negative integers. Not thread-safe: the engine serialises calls.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, tuning: Tuning = DEFAULT) -> None:
+        self.tuning = tuning
         self._tid: dict[str, int] = {}
         self._words: dict[str, int] = {}
         self._segments: list[Segment] = []
@@ -123,7 +124,7 @@ class LexicalIndex:
             queued.extend(ids)
             lengths.append(len(ids))
         self._queued_nodes.extend(nodes)
-        if len(lengths) >= FLUSH:
+        if len(lengths) >= self.tuning.flush:
             self._flush()
 
     def remove(self, docs: Collection[int]) -> None:
@@ -155,9 +156,9 @@ class LexicalIndex:
         inside = int(self._per_node[lut].sum())
         if not inside:
             return []
-        part = inside < self._alive and filters_postings(inside / self._alive)
-        narrow = inside < self._alive and reads_its_nodes(inside / self._alive)
-        compiled = kernel.compiles(self._alive)
+        part = inside < self._alive and filters_postings(inside / self._alive, self.tuning)
+        narrow = inside < self._alive and reads_its_nodes(inside / self._alive, self.tuning)
+        compiled = kernel.compiles(self._alive, self.tuning)
         terms, small = self._plan(query, part and not narrow and not compiled, whole=not narrow and not compiled)
         if compiled and terms:
             self._note(terms)
@@ -171,7 +172,7 @@ class LexicalIndex:
         if codes is not None:
             return self._narrow(terms, codes, k)
         section = None if inside == self._alive else (self._node, lut)
-        return top_k(terms, self._norms_now(), section, inside / self._alive, k)
+        return top_k(terms, self._norms_now(), section, inside / self._alive, k, self.tuning)
 
     def _compiled(self, terms: list[Term], narrow: list[int] | None, lut: Any, k: int) -> list[tuple[int, float]]:
         """The search in compiled code (:mod:`memeval.engines.reference.kernel`), from the scores
@@ -251,9 +252,9 @@ class LexicalIndex:
         inside = [term._replace(docs=docs, tfs=tfs) for term, (docs, tfs) in zip(terms, found, strict=True) if docs.size]
         if not inside:
             return []
-        if scores_every_posting(sum(term.docs.size for term in inside)):
+        if scores_every_posting(sum(term.docs.size for term in inside), self.tuning):
             return flat_top_k(flat(inside, self._norms_now(), self._node), None, k)
-        return top_k(inside, self._norms_now(), None, 1.0, k)
+        return top_k(inside, self._norms_now(), None, 1.0, k, self.tuning)
 
     def _node_splits(self) -> list[NodeSplit]:
         """Each segment's postings by node, built for the segments that appeared since the last
@@ -281,7 +282,7 @@ class LexicalIndex:
         (folder / "lexical.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
-    def load(cls, folder: Path) -> LexicalIndex:
+    def load(cls, folder: Path, tuning: Tuning = DEFAULT) -> LexicalIndex:
         """The index :meth:`save` wrote under ``folder``; postings stay memory-mapped until merged.
 
         Raises:
@@ -289,7 +290,7 @@ class LexicalIndex:
             ValueError: a file is not what :meth:`save` writes.
         """
         meta = json.loads((folder / "lexical.json").read_text(encoding="utf-8"))
-        index = cls()
+        index = cls(tuning)
         index._tid = {term: tid for tid, term in enumerate(meta["terms"])}
         index._segments = [postings.load(folder, meta["size"])] if meta["count"] else []
         index._node, index._dl, index._live = (np.load(folder / f"{name}.npy") for name in ("node", "dl", "live"))
@@ -342,7 +343,7 @@ class LexicalIndex:
         segment = postings.build(tids, docs, terms, count)
         self._df = np.concatenate((self._df, np.zeros(terms - self._df.size, dtype=np.int64)))
         self._df += postings.frequencies([segment], terms)
-        self._segments = postings.compact([*self._segments, segment], terms)
+        self._segments = postings.compact([*self._segments, segment], terms, self.tuning.one_segment)
 
     def _grow(self, size: int) -> None:
         """Make room for ``size`` documents in the per-document arrays (capacity doubles)."""
@@ -386,8 +387,8 @@ class LexicalIndex:
             tid = self._tid.get(term)
             if tid is not None and tid < self._df.size and self._df[tid]:
                 found.append((tid, int(self._df[tid])))
-        compiled = kernel.compiles(self._alive)
-        small = scores_every_posting(sum(df for _, df in found), self._alive if compiled else 0)
+        compiled = kernel.compiles(self._alive, self.tuning)
+        small = scores_every_posting(sum(df for _, df in found), self.tuning, self._alive if compiled else 0)
         plan = []
         for tid, df in found:
             idf = math.log(1 + (self._alive - df + 0.5) / (df + 0.5))

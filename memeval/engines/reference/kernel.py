@@ -1,7 +1,7 @@
 """Exact BM25 over a large tenant in compiled code (numba), for the reference engine's lexical
 index (:class:`memeval.engines.reference.index.LexicalIndex`).
 
-With the ``fast`` extra (numba) installed, a tenant of :data:`MIN_DOCS` documents or more scores
+With the ``fast`` extra (numba) installed, a tenant of ``Tuning.compiled_docs`` documents or more scores
 a query by adding every posting of its terms into one array of every document's score
 (:func:`accumulate`), then keeps a section's k best in one pass over that array (:func:`best`),
 or reads the section's own documents out of it (:mod:`memeval.engines.reference_shared`). The
@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from memeval.engines.reference.tuning import Tuning
 from memeval.engines.reference.search import K1
 
-# Smaller tenants stay on the numpy search: numba's import and compilation cost more than it saves.
-MIN_DOCS = 50_000
 
 
 @cache
@@ -32,10 +31,10 @@ def available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def compiles(size: int) -> bool:
+def compiles(size: int, tuning: Tuning) -> bool:
     """Whether a tenant of ``size`` documents runs its searches and text signals in compiled
-    code: :data:`MIN_DOCS` or more, numba installed."""
-    return size >= MIN_DOCS and available()
+    code: ``tuning.compiled_docs`` or more, numba installed."""
+    return size >= tuning.compiled_docs and available()
 
 
 def prepare() -> None:

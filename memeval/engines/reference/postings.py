@@ -19,7 +19,6 @@ import numpy as np
 
 FANOUT = 8
 MAX_SEGMENTS = 48
-ONE_SEGMENT = 16384
 _DOC_BITS = 32
 
 
@@ -74,12 +73,12 @@ def merge(parts: Sequence[Segment], terms: int) -> Segment:
     return Segment(starts, docs, tfs, sum(part.size for part in parts))
 
 
-def compact(segments: list[Segment], terms: int) -> list[Segment]:
+def compact(segments: list[Segment], terms: int, one_segment: int) -> list[Segment]:
     """``segments`` with the last :data:`FANOUT` merged while they are of one tier; all of them
     merged when more than :data:`MAX_SEGMENTS` remain (small segments stranded before a large
-    one would otherwise pile up); a tenant of at most :data:`ONE_SEGMENT` postings keeps them in
+    one would otherwise pile up); a tenant of at most ``one_segment`` postings keeps them in
     one segment (merging so few costs less than reading each query term from several)."""
-    if len(segments) > 1 and sum(len(segment.docs) for segment in segments) <= ONE_SEGMENT:
+    if len(segments) > 1 and sum(len(segment.docs) for segment in segments) <= one_segment:
         return [merge(segments, terms)]
     while len(segments) >= FANOUT:
         tail = segments[-FANOUT:]

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
 
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.reference import kernel
 from memeval.engines.reference import signals
 from memeval.text.analyze import STOPWORDS, analyze, flatten, stem
@@ -75,9 +76,11 @@ class Texts:
     """A tenant's document texts, flattened on demand (the latest :data:`FLATS` kept: a
     document often returns in the next question's pool), and the queries recently asked of them."""
 
-    def __init__(self, text_of: Callable[[int], str], size: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, text_of: Callable[[int], str], size: Callable[[], int] = lambda: 0,
+                 tuning: Tuning = DEFAULT) -> None:
         self._text_of = text_of
         self._size = size
+        self._tuning = tuning
         self._flats: dict[int, str] = {}
         self._queries: dict[str, Query] = {}
 
@@ -93,7 +96,7 @@ class Texts:
     def compiled(self) -> bool:
         """Whether the tenant is large enough, and numba installed, for its candidates' shares to
         be measured in compiled code."""
-        return kernel.compiles(self._size())
+        return kernel.compiles(self._size(), self._tuning)
 
     def raw(self, doc: int) -> str:
         """``doc``'s text as stored (title and body)."""

@@ -19,8 +19,8 @@ MaxScore:
 
 Floors compare with a relative slack of 1e-9, so that summing shares in another order never
 drops a tie. A section covering most of the tenant filters candidates after scoring rather
-than every posting before. A query of at most :data:`_DIRECT` postings (in a tenant scored in
-compiled code, also at most a :data:`_COMPILED_FLAT`-th of its documents) is not pruned: its
+than every posting before. A query of at most ``Tuning.direct`` postings (in a tenant scored in
+compiled code, also at most a ``Tuning.compiled_flat``-th of its documents) is not pruned: its
 postings are scored once, in one run for all the sections that ask it (:func:`flat`,
 :func:`flat_top_k`).
 """
@@ -31,27 +31,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from memeval.engines.reference.tuning import Tuning
+
 K1 = 1.2
 B = 0.75
 _SLACK = 1e-9
-# Below this many postings a search scores every one of them (pruning would cost more).
-_DIRECT = 32768
-# In a tenant scored in compiled code, only while they are also at most this fraction (1 / it)
-# of the documents: above, one compiled pass over the tenant's score array costs less than
-# sorting the postings for each section.
-_COMPILED_FLAT = 16
-# A search whose postings exceed this share of the tenant accumulates into one dense array.
-_DENSE_SHARE = 24
-# The probe reads the rarest terms' postings up to this many and scores in full this many of
-# their documents, those with the best partial scores.
-_PROBE_POSTINGS = 16384
-_PROBE_DOCS = 1024
-# Looking a term up for one candidate costs about as much as adding this many of its postings.
-_LOOKUP = 8
-# A section holding at least this share of the tenant's documents filters candidates, not postings.
-_FILTER_AFTER = 0.5
-# A section holding less than this share reads its own nodes' postings (reference_split).
-_NARROW = 0.125
 
 
 class Term(NamedTuple):
@@ -68,7 +52,7 @@ class Term(NamedTuple):
     """The index's id of the term (-1: not given)."""
 
 
-def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> list[tuple[int, float]]:
+def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int, tuning: Tuning) -> list[tuple[int, float]]:
     """The ``k`` best ``(doc, score)`` pairs over ``terms``, best first, equal scores oldest first.
 
     ``norms`` holds every document's BM25 length normalisation; ``section`` is None (every
@@ -76,9 +60,9 @@ def top_k(terms: list[Term], norms: Any, section: Any, share: float, k: int) -> 
     section's nodes; ``share`` is the share of the tenant's live documents the section holds.
     The terms need their ``nodes`` when :func:`filters_postings` says so.
     """
-    view = _View(terms, norms, section, share)
+    view = _View(terms, norms, section, share, tuning)
     ranked = sorted(range(len(terms)), key=lambda i: -terms[i].bound)
-    used = _probe_size(terms, ranked)
+    used = _probe_size(terms, ranked, tuning.probe_postings)
     cand, score = view.shares(ranked[:used])
     floor = _probe(view, cand, score, ranked[used:], k)
     later = ranked[used:][::-1]  # the other terms, smallest bound first
@@ -102,12 +86,12 @@ class Flat(NamedTuple):
     nodes: Any
 
 
-def scores_every_posting(postings: int, compiled_docs: int = 0) -> bool:
+def scores_every_posting(postings: int, tuning: Tuning, compiled_docs: int = 0) -> bool:
     """Whether a query of ``postings`` postings is scored whole (:func:`flat`): below
-    :data:`_DIRECT`, pruning would cost more than it saves; in a tenant of ``compiled_docs``
+    ``tuning.direct``, pruning would cost more than it saves; in a tenant of ``compiled_docs``
     documents scored in compiled code (0: not compiled), also at most a
-    :data:`_COMPILED_FLAT`-th of them."""
-    return postings <= _DIRECT and (not compiled_docs or postings * _COMPILED_FLAT <= compiled_docs)
+    ``tuning.compiled_flat``-th of them."""
+    return postings <= tuning.direct and (not compiled_docs or postings * tuning.compiled_flat <= compiled_docs)
 
 
 def flat(terms: list[Term], norms: Any, node: Any) -> Flat:
@@ -177,7 +161,7 @@ def _dense(view: _View, cand: Any, score: Any, essential: list[int], rest: list[
         docs, weight = view.postings(i)
         acc[docs] += weight
     bound = _sum_bounds(view.terms, rest)
-    while rest and np.count_nonzero(acc >= floor * (1 - _SLACK) - bound) * _LOOKUP > view.terms[rest[0]].docs.size:
+    while rest and np.count_nonzero(acc >= floor * (1 - _SLACK) - bound) * view.tuning.lookup > view.terms[rest[0]].docs.size:
         docs, weight = view.postings(rest[0])
         acc[docs] += weight
         bound -= view.terms[rest.pop(0)].bound
@@ -186,27 +170,27 @@ def _dense(view: _View, cand: Any, score: Any, essential: list[int], rest: list[
     return (*view.inside(cand, np.take(acc, cand)), rest)
 
 
-def reads_its_nodes(share: float) -> bool:
+def reads_its_nodes(share: float, tuning: Tuning) -> bool:
     """Whether a section holding ``share`` of the tenant reads only its nodes' postings
     (:mod:`memeval.engines.reference.split`) rather than filtering every posting of a term."""
-    return share < _NARROW
+    return share < tuning.narrow
 
 
-def filters_postings(share: float) -> bool:
+def filters_postings(share: float, tuning: Tuning) -> bool:
     """Whether a section holding ``share`` (below 1) of the tenant filters each term's postings
     by node before scoring (rather than the candidates after)."""
-    return share < _FILTER_AFTER
+    return share < tuning.filter_after
 
 
 class _View:
     """One search's terms inside its section: each term's section postings and their BM25
     shares, computed once and shared by the probe and the essential pass."""
 
-    def __init__(self, terms: list[Term], norms: Any, section: Any, share: float) -> None:
-        self.terms, self.norms, self.share = terms, norms, share
+    def __init__(self, terms: list[Term], norms: Any, section: Any, share: float, tuning: Tuning) -> None:
+        self.terms, self.norms, self.share, self.tuning = terms, norms, share, tuning
         self.node: Any = None if section is None else section[0]
         self.lut: Any = None if section is None else section[1]
-        self.after = section is not None and not filters_postings(share)
+        self.after = section is not None and not filters_postings(share, tuning)
         self._postings: dict[int, tuple[Any, Any]] = {}
 
     def postings(self, i: int) -> tuple[Any, Any]:
@@ -233,7 +217,7 @@ class _View:
         in one array over every document rather than sorted."""
         size = sum(int(self.terms[i].docs.size) for i in chosen)
         share = 1.0 if self.lut is None or self.after else self.share
-        return size * share * _DENSE_SHARE > int(self.norms.size)
+        return size * share * self.tuning.dense_share > int(self.norms.size)
 
     def shares(self, chosen: Any, least: float = 0.0, seed: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
         """The section's documents holding a term of ``chosen`` (increasing) whose summed
@@ -242,7 +226,7 @@ class _View:
         parts = [self.postings(i) for i in chosen] + ([seed] if seed is not None else [])
         docs = np.concatenate([d for d, _ in parts])
         weight = np.concatenate([w for _, w in parts])
-        if docs.size * _DENSE_SHARE <= self.norms.size:
+        if docs.size * self.tuning.dense_share <= self.norms.size:
             cand, score = _sum_by_doc(docs, weight)
             if least > 0:
                 keep = score >= least
@@ -261,11 +245,11 @@ class _View:
         return share(term.idf, tfs, np.take(self.norms, cand))
 
 
-def _probe_size(terms: list[Term], ranked: list[int]) -> int:
+def _probe_size(terms: list[Term], ranked: list[int], most: int) -> int:
     """How many of the ``ranked`` terms (rarest first) the probe reads: until their postings
-    reach :data:`_PROBE_POSTINGS`."""
+    reach ``most``."""
     used, size = 0, 0
-    while used < len(ranked) and size < _PROBE_POSTINGS:
+    while used < len(ranked) and size < most:
         size += terms[ranked[used]].docs.size
         used += 1
     return used
@@ -273,11 +257,11 @@ def _probe_size(terms: list[Term], ranked: list[int]) -> int:
 
 def _probe(view: _View, cand: Any, score: Any, others: list[int], k: int) -> float:
     """A lower bound on the k-th best score in the section: the k-th best full score among the
-    :data:`_PROBE_DOCS` (at least k) documents of ``cand`` with the best partial ``score`` (0
+    ``tuning.probe_docs`` (at least k) documents of ``cand`` with the best partial ``score`` (0
     when there are fewer than k), completed with the ``others`` terms."""
     if cand.size < k:
         return 0.0
-    size = max(_PROBE_DOCS, k)
+    size = max(view.tuning.probe_docs, k)
     if cand.size > size:
         best = np.sort(np.argpartition(score, cand.size - size)[cand.size - size :])
         cand, score = cand[best], score[best]

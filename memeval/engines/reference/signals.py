@@ -10,7 +10,7 @@ under three bytes are searched one by one). UTF-8 is self-synchronising, so a ne
 occur in a text's bytes exactly when its characters occur in the text's characters. The results
 are :meth:`Query.measure`'s to the last bit: the same counts and the same sums in the same order.
 
-With the ``fast`` extra, a tenant of :data:`memeval.engines.reference.kernel.MIN_DOCS`
+With the ``fast`` extra, a tenant of ``Tuning.compiled_docs``
 documents or more measures its candidates here (numba is imported and the kernel compiled, or
 read from numba's cache, on the first such batch); smaller ones stay in Python.
 """

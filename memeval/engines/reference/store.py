@@ -20,6 +20,7 @@ from itertools import islice
 
 import numpy as np
 
+from memeval.engines.reference.tuning import DEFAULT, Tuning
 from memeval.engines.reference import columns as reference_columns
 from memeval.engines.base import Belief, Derived, ListPage, MemoryItem, WriteReceipt, node_matches
 from memeval.engines.reference.columns import StoredItems, indexed_text
@@ -61,7 +62,7 @@ class TenantStore:
         self._scanned = 0
         self._queued_codes: list[int] = []
         self._queued_texts: list[str] = []
-        self.texts = Texts(self.items.text, lambda: len(self.items))
+        self.texts = Texts(self.items.text, lambda: len(self.items), lexical.tuning)
         self._threads: array[int] | None = array("q") if items is None else None
         self._thread_codes: dict[str, int] = {}
 
@@ -204,7 +205,8 @@ class TenantStore:
             self.dense.save(folder / "dense")
 
     @classmethod
-    def load(cls, folder: Path, tenant: str, dense: Callable[[Path], DenseIndex] | None) -> TenantStore:
+    def load(cls, folder: Path, tenant: str, dense: Callable[[Path], DenseIndex] | None,
+             tuning: Tuning = DEFAULT) -> TenantStore:
         """The tenant :meth:`save` wrote under ``folder``; ``dense`` opens its vector index, or
         gives an empty one that the tenant's texts then fill (None: the engine has no dense
         signal).
@@ -214,7 +216,7 @@ class TenantStore:
             ValueError: a file is not what :meth:`save` writes.
         """
         meta = json.loads((folder / "store.json").read_text(encoding="utf-8"))
-        store = cls(LexicalIndex.load(folder / "lexical"), dense(folder / "dense") if dense else None,
+        store = cls(LexicalIndex.load(folder / "lexical", tuning), dense(folder / "dense") if dense else None,
                     StoredItems(tenant, folder))
         high, codes = np.load(folder / "keys.npy"), np.load(folder / "codes.npy")
         live = ~store.items.removed
