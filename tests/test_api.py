@@ -14,6 +14,28 @@ from tests.conftest import FIXTURES, ROOT
 MINI = f"{FIXTURES}/mini.yaml"
 
 
+# The public surface, exactly: adding or removing a name is a decision, made here too.
+PUBLIC = {
+    "Adapter", "Answers", "BuildsBeliefs", "Capability", "Engine", "EngineError", "EngineInfo", "Erases",
+    "HasBacklog", "Hit", "Inspects", "ListPage", "MemevalError", "MemoryItem", "ProbeResult",
+    "RecallRequest", "ReportsConflicts", "ReportsUsage", "RunRecord", "ScenarioResult", "SpecError", "Suite",
+    "UsageError", "WriteReceipt", "__version__", "capabilities_of", "compare", "load_suite", "publish",
+    "read_run", "render_comparison", "run", "run_checks",
+}
+
+
+def test_the_public_surface_is_exactly_the_listed_names() -> None:
+    assert set(memeval.__all__) == PUBLIC and len(memeval.__all__) == len(PUBLIC)
+
+
+def test_run_and_compare_are_functions_even_after_their_packages_load() -> None:
+    import memeval.comparison.table  # noqa: F401  (the packages behind them, loaded first)
+    import memeval.runner.suite  # noqa: F401
+
+    assert callable(memeval.run) and callable(memeval.compare)
+    assert memeval.run.__module__ == memeval.compare.__module__ == "memeval.api"
+
+
 def test_every_exported_name_resolves() -> None:
     for name in memeval.__all__:
         assert getattr(memeval, name) is not None, name
