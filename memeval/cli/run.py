@@ -7,6 +7,7 @@ import click
 from memeval.cli.executing import executor_options
 from memeval.cli.numbers import Seconds
 from memeval.errors import Outcome
+from memeval.runner.executor import MAX_JOBS
 from memeval.runner.session import RunRequest, run_session
 
 
@@ -46,12 +47,15 @@ from memeval.runner.session import RunRequest, run_session
 @click.option("--repeat", "repeats", type=click.IntRange(min=1), default=1, metavar="N",
               help="Run the suite N times (fresh tenants, separate answer caches) and report the per-probe flip "
                    "rate and each KPI's spread in repeats.md.")
+@click.option("--jobs", type=click.IntRange(1, MAX_JOBS), default=1, show_default=True, metavar="N",
+              help="Run N scenarios at once on threads sharing the engine (for engines that wait on a network; "
+                   "the adapter must be safe across threads).")
 @executor_options("scenarios", "id")
 def command(suite_file: str, engine_name: str | None, only: str, label: str, out: str | None, json_path: str | None,
             keep: bool, enrich_wait: float | None, settle_timeout: float | None, llm: bool, judge: bool, no_cache: bool,
             cache_salt: str, templates: str | None, resume: str | None, force: bool, quiet: bool, junit: str | None,
             fail_under: tuple[str, ...], output_format: str, repeats: int, executor: str, scheduler: str | None,
-            workers: int | None, shard: str | None, judge_repeats: int) -> Outcome:
+            workers: int | None, shard: str | None, judge_repeats: int, jobs: int) -> Outcome:
     """Run SUITE (a suite or scenario YAML file) and report on it. Exit 1 when a gate (the
     suite's ``gates:`` or --fail-under) fails."""
     request = RunRequest(suite_file, engine=engine_name, only=tuple(s for s in only.split(",") if s), label=label,
@@ -59,7 +63,7 @@ def command(suite_file: str, engine_name: str | None, only: str, label: str, out
                          settle_timeout_s=settle_timeout, llm=llm, judge=judge, cache=not no_cache,
                          cache_salt=cache_salt, templates=templates, resume=resume, quiet=quiet, force=force,
                          junit=junit, fail_under=fail_under, format=output_format, executor=executor,
-                         scheduler=scheduler, workers=workers, shard=shard, judge_repeats=judge_repeats)
+                         scheduler=scheduler, workers=workers, jobs=jobs, shard=shard, judge_repeats=judge_repeats)
     if repeats > 1:
         from memeval.runner.repeat import run_repeats  # the churn report's statistics load only for --repeat
 

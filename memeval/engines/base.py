@@ -367,11 +367,14 @@ class Adapter:
     bad one). ``url_env`` is set by adapters of an engine behind a server: the environment
     variable the adapter reads the server's URL from when ``settings`` has no ``url``. When it
     is set memeval starts no server; when memeval starts one it passes ``{"url": ...}`` in the
-    settings (``memeval run``) or sets the variable (a sweep's run processes).
+    settings (``memeval run``) or sets the variable (a sweep's run processes). ``concurrent``:
+    one engine it creates may be called from several threads at once (``memeval run --jobs N``
+    runs scenarios on N threads only for such adapters).
     """
 
     create: Callable[[Mapping[str, Any]], Engine]
     url_env: str | None = None
+    concurrent: bool = False
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:

@@ -184,4 +184,4 @@ class RagBaseline:
             return call(store) if store else absent()
 
 
-ADAPTER = Adapter(create)
+ADAPTER = Adapter(create, concurrent=True)

@@ -63,6 +63,11 @@ def engine_server(engine_def: EngineDef, log_path: str | None = None) -> Iterato
         yield {"url": url}
 
 
+def adapter_concurrent(adapter: str) -> bool:
+    """Whether the adapter declares its engines safe across threads (False when it is not installed)."""
+    return adapter in adapters() and load_adapter(adapter).concurrent
+
+
 def adapter_url_env(adapter: str) -> str | None:
     """The ``url_env`` the adapter declares, or None (also when no such adapter is installed:
     creating the engine then says so)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -57,6 +58,7 @@ class Journal:
     def __init__(self, path: str, header: dict[str, Any], done: dict[str, ScenarioEntry],
                  leftovers: dict[str, dict[str, str]]):
         self.path, self.header, self.done, self.leftovers = path, header, done, leftovers
+        self._lock = threading.Lock()
 
     @property
     def run_id(self) -> str:
@@ -124,7 +126,7 @@ class Journal:
         return notes
 
     def _write(self, entry: dict[str, Any]) -> None:
-        with _open(self.path, os.O_APPEND) as fh:
+        with self._lock, _open(self.path, os.O_APPEND) as fh:  # scenarios on --jobs threads journal too
             _append(fh, entry)
 
 

@@ -1,5 +1,7 @@
 """Where independent units (a suite's scenarios, a sweep's cells) run: here, one after another
-(the default), or on a Dask cluster (``--executor dask``, the ``memeval[dask]`` extra).
+(the default), here on several threads (``--jobs N``: for an engine whose calls mostly wait on a
+network, a remote server or a hosted API), or on a Dask cluster (``--executor dask``, the
+``memeval[dask]`` extra).
 
 Either way the caller is the one writer: an executor only hands back each unit's result (typed,
 picklable values), and the caller writes the folder, the journal and the summary. On Dask each
@@ -16,15 +18,20 @@ import secrets
 import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from memeval.engines.cancel import GRACE_S, cancel_requests
 from memeval.errors import UsageError
+from memeval.util.interruptible import completed, deferred_interrupts
 
 U = TypeVar("U")
 R = TypeVar("R")
 
 EXECUTORS = ("local", "dask")
+MAX_JOBS = 64
+"""The most threads ``--jobs`` runs units on."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,60 @@ class LocalExecutor:
         pass
 
 
+class ThreadExecutor:
+    """In this process on ``jobs`` threads sharing one engine (whose adapter says it is safe
+    across threads); units are taken from the iterable as threads free up (at most ``jobs``
+    ahead), and each result is yielded as it finishes, to the one caller that writes.
+
+    A unit that raises stops the map: the units not started are dropped, and the exception
+    propagates once the running ones end. A Ctrl-C (or SIGTERM) cancels the engine requests in
+    flight (:func:`memeval.engines.cancel.cancel_requests`), drops the units not started, waits
+    at most the cancellation's grace for the running ones, and raises KeyboardInterrupt; what
+    those finished meanwhile is in the journal for ``--resume``, not in the interrupted record.
+    """
+
+    remote = False
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.timings: list[UnitTiming] = []
+
+    def map(self, fn: Callable[[U], R], units: Iterable[tuple[str, U]]) -> Iterator[tuple[str, R]]:
+        pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="memeval-unit")
+        pending = iter(units)
+        running: dict[Future[Timed[R]], tuple[str, float]] = {}
+        try:
+            with deferred_interrupts():
+                self._fill(pool, fn, pending, running)
+                while running:
+                    for future in completed(list(running)):
+                        key, at = running.pop(future)
+                        timed = future.result()
+                        self.timings.append(UnitTiming(key, timed.worker, at, timed.started, timed.ended, time.time()))
+                        yield key, timed.result
+                        self._fill(pool, fn, pending, running)
+                        break  # wait again over the refilled set
+        except KeyboardInterrupt:
+            cancel_requests()
+            wait(list(running), timeout=GRACE_S + 1.0)
+            raise
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _fill(self, pool: ThreadPoolExecutor, fn: Callable[[U], R], pending: Iterator[tuple[str, U]],
+              running: dict[Future[Timed[R]], tuple[str, float]]) -> None:
+        """Submit units until ``jobs`` run or none is left."""
+        while len(running) < self.jobs:
+            nxt = next(pending, None)
+            if nxt is None:
+                return
+            key, unit = nxt
+            running[pool.submit(run_timed, fn, unit)] = (key, time.time())
+
+    def close(self) -> None:
+        pass
+
+
 def run_timed(fn: Callable[[U], R], unit: U) -> Timed[R]:
     """``fn(unit)`` with its start and end time (runs on the worker)."""
     started = time.time()
@@ -136,23 +197,30 @@ class DaskExecutor:
             self._cluster.close()
 
 
-def check_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> None:
-    """Raise UsageError for ``--scheduler`` or ``--workers`` without ``--executor dask``, or both
-    given (before anything is started or written)."""
+def check_executor(name: str, scheduler: str | None = None, workers: int | None = None, jobs: int = 1) -> None:
+    """Raise UsageError for ``--scheduler`` or ``--workers`` without ``--executor dask``, both
+    given, or ``--jobs`` above 1 with Dask (before anything is started or written)."""
+    if not 1 <= jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs {jobs}: use 1 to {MAX_JOBS}")
+    if name == "dask" and jobs > 1:
+        raise UsageError("--jobs runs units on threads of this process; with --executor dask the workers run them")
     if name == "local" and (scheduler is not None or workers is not None):
         raise UsageError(f"{'--scheduler' if scheduler is not None else '--workers'} needs --executor dask")
     if scheduler is not None and workers is not None:
         raise UsageError("--workers starts a local cluster; with --scheduler the cluster's own workers run the units")
 
 
-def make_executor(name: str, scheduler: str | None = None, workers: int | None = None) -> Executor:
-    """The executor ``--executor name`` asks for; ``workers`` None means 2 local workers.
+def make_executor(name: str, scheduler: str | None = None, workers: int | None = None, jobs: int = 1) -> Executor:
+    """The executor ``--executor name`` (and ``--jobs``) asks for; ``workers`` None means 2
+    local workers.
 
     Raises:
         UsageError: what :func:`check_executor` refuses; dask missing.
     """
-    check_executor(name, scheduler, workers)
-    return LocalExecutor() if name == "local" else DaskExecutor(scheduler, workers or 2)
+    check_executor(name, scheduler, workers, jobs)
+    if name == "dask":
+        return DaskExecutor(scheduler, workers or 2)
+    return ThreadExecutor(jobs) if jobs > 1 else LocalExecutor()
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from memeval.engines.definition import EngineDef
 from memeval.spec.engine_def import resolve_engine
 from memeval.engines.cancel import cancel_requests, reset_cancel
-from memeval.engines.server import engine_server
-from memeval.errors import Outcome
+from memeval.engines.server import adapter_concurrent, engine_server
+from memeval.errors import Outcome, UsageError
 from memeval.util.interruptible import handling
 from memeval.record import JsonObject, RunRecord, Shard
 from memeval.report.files import json_line, write_text
@@ -71,6 +71,7 @@ class RunRequest:
     executor: str = "local"
     scheduler: str | None = None
     workers: int | None = None
+    jobs: int = 1
     shard: str | None = None
     judge_repeats: int = 1
 
@@ -97,7 +98,10 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     answerer = _answerer_settings(suite, req) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
     shard = Shard(*parse_shard(req.shard)) if req.shard else None
-    check_executor(req.executor, req.scheduler, req.workers)
+    check_executor(req.executor, req.scheduler, req.workers, req.jobs)
+    if req.jobs > 1 and not adapter_concurrent(engine_def.adapter):
+        raise UsageError(f"--jobs {req.jobs}: the {engine_def.adapter} adapter does not say its engine is safe across "
+                         "threads; run it with --jobs 1 (or --executor dask, one engine per worker)")
     run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
@@ -105,7 +109,7 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     with folder_lock(folder):  # a second run into this folder is refused until this one ends
         journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
         with _term_as_interrupt(), \
-                contextlib.closing(make_executor(req.executor, req.scheduler, req.workers)) as executor, \
+                contextlib.closing(make_executor(req.executor, req.scheduler, req.workers, req.jobs)) as executor, \
                 engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
                 display(echo, req.quiet) as progress:
             engine = engine_def.create(overrides)

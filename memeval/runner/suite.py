@@ -6,6 +6,7 @@ import dataclasses
 import os
 import platform
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -76,6 +77,8 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     # Units are built as they are reached (a dataset's are streamed from its file), never all at once.
     todo = (s for s in suite_scenarios(suite, tuple(options.only)) if s.id in places and s.id not in entries)
     progress = eta.tracking(progress)
+    if executor is not None and not executor.remote:
+        progress = serialised(progress)  # --jobs: scenarios report from several threads
     interrupted = False
     warm = warm_up(engine, caps, run_id, progress)
     try:
@@ -148,6 +151,17 @@ def _remote(suite: Suite, todo: list[Scenario], engine_def: EngineDef, run_id: s
             journal.finished(entry)
         progress(ProgressEvent("done", _line(entry.scenario, list(entry.probes)), sid, *places[sid]))
         yield sid, entry
+
+
+def serialised(progress: Progress) -> Progress:
+    """``progress`` called by one thread at a time (the display and the ETA count are not
+    thread-safe)."""
+    lock = threading.Lock()
+
+    def one_at_a_time(event: ProgressEvent) -> None:
+        with lock:
+            progress(event)
+    return one_at_a_time
 
 
 class Eta:

@@ -411,5 +411,5 @@ def _offset(cursor: str | None) -> int:
     return int(cursor)
 
 
-ADAPTER = Adapter(create, URL_ENV)
+ADAPTER = Adapter(create, URL_ENV, concurrent=True)
 """The ``cortex`` entry point."""

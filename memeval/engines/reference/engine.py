@@ -252,5 +252,5 @@ def _with_feedback(store: TenantStore, query: str, terms: list[str], codes: tupl
     return replace(found, feedback_lexical=lexical, feedback_dense=dense)
 
 
-ADAPTER = Adapter(create)
+ADAPTER = Adapter(create, concurrent=True)
 """The ``reference`` entry point."""

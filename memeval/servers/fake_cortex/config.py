@@ -98,6 +98,8 @@ class FakeCortexConfig:
     ``tenant``: hosted mode re-roots every scope under ``org:<tenant>/``.
     ``hosted_rate_limit``: hosted requests per minute per key before 429 (0 = no limit).
     ``data_file``: JSON state file, written after each mutation and read at start.
+    ``latency``, ``jitter``: each request but the control route waits ``latency`` plus or minus
+    up to ``jitter`` (uniform, seeded) before it is answered, as a remote server would.
     """
 
     api_key: str = DEFAULT_API_KEY
@@ -109,6 +111,8 @@ class FakeCortexConfig:
     wait_cap: float = 5.0
     pack_ttl: float = 60.0
     enrich_delay: float = 0.05
+    latency: float = 0.0
+    jitter: float = 0.0
     capabilities: tuple[str, ...] = CAPABILITIES
     flags: Mapping[str, str] = field(default_factory=dict)
     data_file: Path | None = None

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import hmac
 import json
+import random
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -143,12 +146,15 @@ class CortexApp:
         self.core = core
         self._worker = EnrichmentWorker(core.store, core.config.enrich_delay)
         self._worker.start()
+        self._jitter = random.Random(0)  # seeded: a run's delays are the same each time
+        self._jitter_lock = threading.Lock()
 
     def handle(self, call: Call) -> Reply | None:
         """Answer one request (None = reset the connection): the control route, else an
         injected fault, else :meth:`serve`."""
         if call.path == CONTROL_PATH:
             return self._control(call)
+        self._wait()
         injected = self.core.faults.intercept(call.path)
         if injected == RESET:
             return None
@@ -159,6 +165,14 @@ class CortexApp:
             return Reply(200, byte_delay_s=HANG_S)
         reply = self.serve(call)
         return garble(reply, mode) if mode else reply
+
+    def _wait(self) -> None:
+        """The configured latency, plus or minus the jitter, before an answer."""
+        config = self.core.config
+        if config.latency or config.jitter:
+            with self._jitter_lock:
+                offset = self._jitter.uniform(-config.jitter, config.jitter)
+            time.sleep(max(0.0, config.latency + offset))
 
     def injected_reply(self, injected: Injected) -> Reply:
         """An injected fault in the direct API's error shape."""
