@@ -25,6 +25,9 @@ from memeval.servers.fake_cortex.config import VERSION
 from memeval.servers.fake_cortex.core import Core
 from memeval.servers.fake_cortex.enrich import EnrichmentWorker
 from memeval.servers.fake_cortex.faults import CONTROL_PATH, RESET, Injected
+
+STATS_PATH = "v1/_fake/stats"
+"""``GET``: ``{"answered": N}``, the requests answered so far but the control routes' (no auth)."""
 from memeval.servers.httpjson import Call, HttpError, Reply, retry_after
 
 Route = Callable[[Core, Call], Reply]
@@ -147,13 +150,17 @@ class CortexApp:
         self._worker = EnrichmentWorker(core.store, core.config.enrich_delay)
         self._worker.start()
         self._jitter = random.Random(0)  # seeded: a run's delays are the same each time
-        self._jitter_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._answered = 0
 
     def handle(self, call: Call) -> Reply | None:
         """Answer one request (None = reset the connection): the control route, else an
         injected fault, else :meth:`serve`."""
         if call.path == CONTROL_PATH:
             return self._control(call)
+        if call.path == STATS_PATH:
+            with self._lock:
+                return Reply(200, {"answered": self._answered})
         self._wait()
         injected = self.core.faults.intercept(call.path)
         if injected == RESET:
@@ -167,11 +174,12 @@ class CortexApp:
         return garble(reply, mode) if mode else reply
 
     def _wait(self) -> None:
-        """The configured latency, plus or minus the jitter, before an answer."""
+        """Count the request; the configured latency, plus or minus the jitter, before its answer."""
         config = self.core.config
-        if config.latency or config.jitter:
-            with self._jitter_lock:
-                offset = self._jitter.uniform(-config.jitter, config.jitter)
+        with self._lock:
+            self._answered += 1
+            offset = self._jitter.uniform(-config.jitter, config.jitter) if config.jitter else 0.0
+        if config.latency or offset:
             time.sleep(max(0.0, config.latency + offset))
 
     def injected_reply(self, injected: Injected) -> Reply:
