@@ -1,10 +1,9 @@
-"""A benchmark's own grader applied to the model answers of a run, as the suite selects it.
+"""A benchmark's computed grader applied to the model answers of a run, as the suite selects it.
 
-``locomo-f1`` (LoCoMo's ``task_eval/evaluation.py``, no model needed) scores each answered
-question in [0, 1]: token F1 with the official normaliser and Porter stemmer, the multi-answer
-F1 for category 1, and the "not mentioned" phrase rule for category 5. It is also computed
-beside mem0's J (``mem0-j``), so a LoCoMo run reports both, each under its own name in the
-question's ``grades``. The judge graders (``longmemeval-judge``, ``mem0-j``) need judge calls:
+A computed grader (one that needs no model, such as LoCoMo's ``locomo-f1``) scores each answered
+question in [0, 1]. It is the headline when the suite selects it, and a second, separately named
+score beside a judge grader the benchmark pairs it with (LoCoMo: F1 beside mem0's J), each under
+its own name in the question's ``grades``. Judge graders need judge calls:
 :mod:`memeval.llm.bench_judge` applies them after this.
 """
 
@@ -12,35 +11,34 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memeval.datasets.graders import LOCOMO_F1, locomo_score
-from memeval.datasets.model import LOCOMO_IDS
+from memeval.benchmarks import find
+from memeval.benchmarks.base import ComputedGrader
 from memeval.record import ProbeResult, RunRecord
-
-APPLIED = ("locomo-f1",)
-"""The graders :func:`apply_grader` computes as the suite's grader."""
-BESIDE = {"mem0-j": LOCOMO_F1.name}
-"""A judge grader and the grader computed beside it (as a second, separately named score)."""
 
 
 def apply_grader(record: RunRecord) -> RunRecord:
-    """``record`` with LoCoMo's F1 on every answered question (in ``grades``, and as
-    ``grader_score`` when it is the suite's grader), when the suite's grader is ``locomo-f1``
-    or has it beside (``mem0-j``); else ``record`` unchanged."""
+    """``record`` with the computed grader's score on every answered question it applies to (in
+    ``grades``, and as ``grader_score`` when it is the suite's grader), when the suite's grader
+    is computed or has a computed grader beside it; else ``record`` unchanged."""
     info = record.benchmark
-    if info is None or (info.grader not in APPLIED and info.grader not in BESIDE):
+    bench = find(info.format) if info is not None else None
+    if info is None or bench is None:
         return record
-    headline = info.grader in APPLIED
-    return replace(record, probes=tuple(_f1(p, headline) for p in record.probes))
+    headline = info.grader in bench.computed
+    name = info.grader if headline else bench.beside.get(info.grader)
+    grader = bench.computed.get(name) if name is not None else None
+    if grader is None:
+        return record
+    return replace(record, probes=tuple(_graded(p, grader, headline) for p in record.probes))
 
 
-def _f1(probe: ProbeResult, headline: bool) -> ProbeResult:
-    category = LOCOMO_IDS.get(probe.category or "")
-    if category is None or probe.llm_answer is None:
+def _graded(probe: ProbeResult, grader: ComputedGrader, headline: bool) -> ProbeResult:
+    if probe.llm_answer is None:
         return probe
-    gold = probe.expect[0] if probe.expect else None
-    score = locomo_score(category, probe.llm_answer, gold)
-    grades = {**(probe.grades or {}), LOCOMO_F1.name: score}
+    graded = grader.grade(probe)
+    if graded is None:
+        return probe
+    grades = {**(probe.grades or {}), grader.info.name: graded.score}
     if not headline:
         return replace(probe, grades=grades)
-    reason = None if score is not None else "no gold answer in the file"
-    return replace(probe, grader_score=score, grader_reason=reason, grades=grades)
+    return replace(probe, grader_score=graded.score, grader_reason=graded.reason, grades=grades)
