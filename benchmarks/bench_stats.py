@@ -21,7 +21,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from memeval.score.clustered import cluster_mean, cluster_rate, paired_cluster_test
+from memeval.stats.clustered import cluster_mean, cluster_rate, paired_cluster_test
 
 TARGET_MS = 1000.0
 

@@ -8,10 +8,14 @@ missing optional dependency only matters to the runs that need it.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
 from memeval.errors import UsageError
 from memeval.suggest import did_you_mean
+
+BENCHMARKS = "memeval.benchmarks"
+"""The group of published benchmarks (:mod:`memeval.benchmarks`)."""
 
 
 def installed(group: str) -> dict[str, EntryPoint]:
@@ -40,3 +44,18 @@ def load(group: str, name: str, what: str, kind: type, kind_name: str) -> object
         raise UsageError(f"{what} {name!r}: entry point {found[name].value} names a "
                          f"{type(value).__name__}, not a {kind_name}")
     return value
+
+
+@lru_cache(maxsize=None)
+def find(group: str, name: str) -> object | None:
+    """The object entry point ``name`` of ``group`` names, or None when there is none or it
+    cannot be imported. For readers of a record, who ask a benchmark for a fact (its cluster
+    unit, its abstention policy) through a protocol of their own and fall back when it is
+    missing; loading and checking with errors is :func:`load`."""
+    found = installed(group).get(name)
+    if found is None:
+        return None
+    try:
+        return found.load()
+    except ImportError:
+        return None

@@ -14,9 +14,9 @@ from typing import Any, cast
 
 from memeval.benchmarks.base import Benchmark
 from memeval.errors import UsageError
+from memeval.plugins import BENCHMARKS as GROUP
 from memeval.plugins import installed, load
 
-GROUP = "memeval.benchmarks"
 AnyBenchmark = Benchmark[Any]
 
 

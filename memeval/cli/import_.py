@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from memeval.benchmarks import benchmark, names
-from memeval.datasets.importer import import_dataset
-from memeval.datasets.source import Selection
+from memeval.benchmarks.importer import import_dataset
+from memeval.benchmarks.source import Selection
 
 _FORMATS = names()
 

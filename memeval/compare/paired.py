@@ -6,14 +6,14 @@ so two configurations can be compared probe by probe: outcomes are matched by
 the mean of its outcome over that side's repeats (1/0 for a pass/fail, the reciprocal rank for
 MRR). A probe is *gained* when the profile's share is higher than the baseline's, *lost* when
 lower. The p-value is the exact two-sided binomial test of gained against lost
-(:func:`memeval.score.stats.mcnemar_exact`): with one run per side this is exactly McNemar's
+(:func:`memeval.stats.basic.mcnemar_exact`): with one run per side this is exactly McNemar's
 test on the discordant pairs, and with repeats it is a sign test with one vote per probe, so
 repeats sharpen each probe's vote without being counted as extra independent probes.
 
 Probes of one scenario share a haystack and are not independent, so where the paired probes
 come from enough clusters (scenarios, or the unit the suite's ``cluster:`` names) the p-value is
 the clustered counterpart instead
-(:func:`memeval.score.clustered.paired_cluster_test`: a sign-flip test over whole clusters,
+(:func:`memeval.stats.clustered.paired_cluster_test`: a sign-flip test over whole clusters,
 exact up to 12 scenarios, seeded Monte Carlo beyond); ``method`` says which test gave it.
 "Enough" is :data:`MIN_CLUSTERS`: with k scenarios the smallest sign-flip p-value is 2/2^k, so
 below 6 the clustered test could never reach α = 0.05 and McNemar's is kept (the cell still
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 from memeval.compare.groups import Side
 from memeval.record import JsonObject
-from memeval.score.clustered import paired_cluster_test
+from memeval.stats.clustered import paired_cluster_test
 from memeval.score.clusters import clustering
 from memeval.score.kpi import PROBE_METRICS, Key, ProbeMetric
-from memeval.score.stats import mcnemar_exact
+from memeval.stats.basic import mcnemar_exact
 
 MIN_CLUSTERS = 6
 """Fewest scenarios for which the clustered test is used (2/2^6 < 0.05 ≤ 2/2^5)."""

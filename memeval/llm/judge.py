@@ -33,7 +33,7 @@ from memeval.llm.settings import CacheSettings, ModelSettings
 from memeval.record import (Agreement, Count, JudgeMark, JudgeSummary, Leniency, ModelSide, Planted, ProbeResult,
                             RunRecord)
 from memeval.record.codec import from_json
-from memeval.score.clustered import cohen_kappa
+from memeval.stats.clustered import cohen_kappa
 from memeval.score.probe import grade_answer, judged_only, probe_from_record
 
 LENIENCY_MAX = 40

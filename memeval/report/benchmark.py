@@ -21,7 +21,7 @@ from memeval.benchmarks.base import Score, ScoreTable
 from memeval.record import BenchmarkInfo, BenchmarkJudge, Consistency, ProbeResult, RunRecord
 from memeval.report.errata import benchmark_ceiling
 from memeval.score.probe import judged_only
-from memeval.score.stats import Rate
+from memeval.stats.basic import Rate
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "
             "the gold answer in the pack (an abstention question: no trap answer in the pack)")

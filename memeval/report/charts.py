@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from memeval.score.stats import percentile, wilson
+from memeval.stats.basic import percentile, wilson
 
 PALETTE = ("#3b6fb6", "#e08a2c", "#5a9e4b", "#9b59b6", "#c0392b", "#16a085")
 LABEL_W, BAR_W, VALUE_W = 190, 380, 110

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.report.errata import errata_lines
 from memeval.score.setup import fingerprint, setup_of
-from memeval.score.stats import Rate
+from memeval.stats.basic import Rate
 from memeval.suggest import counted
 
 if TYPE_CHECKING:

@@ -16,10 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from memeval.benchmarks import find
+from memeval.plugins import BENCHMARKS, find
 from memeval.record import ProbeResult
+
+@runtime_checkable
+class _Clustered(Protocol):
+    """What clustering asks of a benchmark (:class:`memeval.benchmarks.base.Benchmark`)."""
+
+    @property
+    def cluster_unit(self) -> str:
+        """Its suites' default unit."""
+
 
 BY_SCENARIO = ("scenario", "conversation", "haystack")
 """Units that group probes by their scenario (named as the benchmark names it)."""
@@ -58,7 +67,7 @@ def clustering(resolved: Mapping[str, Any]) -> Clustering:
     if isinstance(declared, str):
         return Clustering(declared if declared in UNITS else "scenario")
     for source in (resolved.get("dataset"), resolved.get("x-dataset")):
-        bench = find(str(source.get("format"))) if isinstance(source, Mapping) else None
-        if bench is not None:
+        bench = find(BENCHMARKS, str(source.get("format"))) if isinstance(source, Mapping) else None
+        if isinstance(bench, _Clustered):
             return Clustering(bench.cluster_unit if bench.cluster_unit in UNITS else "scenario")
     return SCENARIO

@@ -6,7 +6,7 @@ record run.json keeps. :func:`apply_errata` marks every probe whose gold is disp
 :meth:`memeval.score.kpi.ProbeMetric.outcomes`) and computes, for each headline rate of
 :data:`HEADLINE`, its result over the disputed probes and the ceiling they impose:
 (n − disputed) / n, the best accuracy a system can reach if every disputed gold is unattainable
-(:func:`memeval.score.clustered.errata_ceiling`). It is a pure function of the record, so
+(:func:`memeval.stats.clustered.errata_ceiling`). It is a pure function of the record, so
 answering or regrading re-derives it.
 """
 
@@ -16,7 +16,7 @@ import os
 from dataclasses import replace
 
 from memeval.record import Disputed, ErrataRecord, ErrataResult, ProbeResult, RunRecord
-from memeval.score.clustered import errata_ceiling
+from memeval.stats.clustered import errata_ceiling
 from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
 from memeval.spec.model import Suite
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from memeval.benchmarks import find
+from memeval.plugins import BENCHMARKS, find
 from memeval.record import BenchmarkInfo, BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
 from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup,
@@ -24,6 +24,15 @@ from memeval.spec.model import Defaults, Policy
 
 SHOWN = 12
 """Hex digits of the fingerprint shown in reports."""
+@runtime_checkable
+class _Abstaining(Protocol):
+    """What the setup asks of a benchmark (:class:`memeval.benchmarks.base.Benchmark`)."""
+
+    @property
+    def abstention(self) -> str | None:
+        """How its abstention questions are scored."""
+
+
 WHERE = frozenset({"url", "base_url", "endpoint"})
 """Adapter settings that say where the engine ran (a sweep cell's port), not how: left out."""
 
@@ -94,9 +103,9 @@ def _dataset(benchmark: BenchmarkInfo | None) -> DatasetSetup | None:
     category map and abstention policy (None when the benchmark is not installed here)."""
     if benchmark is None:
         return None
-    bench = find(benchmark.format)
+    bench = find(BENCHMARKS, benchmark.format)
     return DatasetSetup(benchmark.format, benchmark.variant, benchmark.sha256 or None,
-                        dict(benchmark.category_map) or None, bench.abstention if bench is not None else None)
+                        dict(benchmark.category_map) or None, bench.abstention if isinstance(bench, _Abstaining) else None)
 
 
 def _upstream(benchmark: BenchmarkInfo | None) -> tuple[str, ...] | None:

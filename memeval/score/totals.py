@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from memeval.record import PHASES, STYLES, LatencyRow, MeanValue, Phase, PhaseTotals, ProbeResult, RateValue, \
     TimingLabel, Totals
-from memeval.score.stats import Rate, percentile, rate
+from memeval.stats.basic import Rate, percentile, rate
 
 PERCENTILES = (("p50", 0.5), ("p95", 0.95), ("p99", 0.99))
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from memeval.benchmarks import AnyBenchmark, find, grader_owner, names
 from memeval.benchmarks.judging import template_file
-from memeval.datasets.importer import open_selection
-from memeval.datasets.source import Selection
+from memeval.benchmarks.importer import open_selection
+from memeval.benchmarks.source import Selection
 from memeval.errors import SpecIssue, UsageError
 from memeval.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin

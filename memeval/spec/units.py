@@ -1,7 +1,7 @@
 """A dataset-sourced suite's units as scenarios, built in memory one at a time.
 
 Each unit (a question with its own haystack, a conversation) goes through the very mapping
-``memeval import`` writes as YAML (:func:`~memeval.datasets.importer.unit_document`, the
+``memeval import`` writes as YAML (:func:`~memeval.benchmarks.importer.unit_document`, the
 benchmark's own) and the
 loader's own checks and builder, so both routes give the same plan; only the unit being run is
 held in memory.
@@ -38,8 +38,8 @@ def dataset_scenarios(source: DatasetSource, epoch: datetime, match: str,
         UsageError: the file changed since it was verified at load.
         SpecError: a unit whose mapping fails the loader's checks (a mapping bug, never data).
     """
-    from memeval.datasets.importer import unit_document  # the readers load only for a suite with a dataset
-    from memeval.datasets.source import DatasetFile, iter_units
+    from memeval.benchmarks.importer import unit_document  # the readers load only for a suite with a dataset
+    from memeval.benchmarks.source import DatasetFile, iter_units
     from memeval.datasets.yamlout import ImportResult
 
     chosen, wanted = set(source.questions), set(source.units)

@@ -1,6 +1,6 @@
 """Statistics: Wilson intervals, percentiles, exact paired tests, and no number from no data."""
 
-from memeval.score.stats import Rate, binomial_two_sided, mcnemar_exact, mean_ci, percentile, rate, wilson
+from memeval.stats.basic import Rate, binomial_two_sided, mcnemar_exact, mean_ci, percentile, rate, wilson
 
 
 def test_rate_over_nothing_is_not_a_number():

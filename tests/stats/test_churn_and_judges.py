@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memeval.score.clustered import cohen_kappa, errata_ceiling, flip_rate, spread
-from memeval.score.stats import Rate
+from memeval.stats.clustered import cohen_kappa, errata_ceiling, flip_rate, spread
+from memeval.stats.basic import Rate
 
 REPEATS: list[dict[str, bool | None]] = [
     {"a": True, "b": True, "c": False, "d": True, "e": True},

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from memeval.score.clustered import SEED, cluster_mean, cluster_rate
-from memeval.score.stats import mean_ci, wilson
+from memeval.stats.clustered import SEED, cluster_mean, cluster_rate
+from memeval.stats.basic import mean_ci, wilson
 
 
 def _data() -> tuple[list[str], list[bool], list[float]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memeval.score.clustered import EXACT_CLUSTERS, paired_cluster_test
+from memeval.stats.clustered import EXACT_CLUSTERS, paired_cluster_test
 
 
 def test_three_clusters_all_gaining_one_probe_is_p_one_quarter_exactly():

@@ -30,9 +30,13 @@ J_PROMPT_KEY = "j"
 SKIPPED = "skipped: mem0's J does not score category 5 (adversarial)"
 
 
-def shipped() -> PromptTemplate:
-    """The shipped ``mem0-j`` template."""
-    return shipped_template(__package__ or "memeval.benchmarks.locomo", "mem0-j")
+def shipped(name: str = "mem0-j") -> PromptTemplate:
+    """A template shipped under ``memeval/benchmarks/locomo/prompts/`` (``mem0-j``).
+
+    Raises:
+        UsageError: no shipped prompt of that name.
+    """
+    return shipped_template(__package__ or "memeval.benchmarks.locomo", name)
 
 
 def j_templates(files: Mapping[str, str]) -> dict[str, PromptTemplate]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from memeval.benchmarks.base import Score, ScoreTable
 from memeval.benchmarks.longmemeval.model import LONGMEMEVAL_TYPES
 from memeval.record import ProbeResult
-from memeval.score.stats import Rate, rate
-from memeval.score.tables import pct
+from memeval.stats.basic import Rate, rate
+from memeval.benchmarks.tables import pct
 
 
 @dataclass(frozen=True)

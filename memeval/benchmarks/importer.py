@@ -8,7 +8,7 @@ from typing import Any
 
 from memeval.benchmarks import AnyBenchmark, benchmark
 from memeval.benchmarks.base import Unit
-from memeval.datasets.source import DatasetFile, Selection, iter_units, scan, select
+from memeval.benchmarks.source import DatasetFile, Selection, iter_units, scan, select
 from memeval.datasets.yamlout import ImportResult, epoch_of, prepare, safe_id, suite_document, write_yaml
 from memeval.errors import UsageError
 

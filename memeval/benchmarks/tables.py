@@ -1,5 +1,6 @@
 """Helpers for the benchmarks' headline tables (each benchmark's own are in its subpackage,
-``memeval.benchmarks.<name>.tables``): a mean score with n and its interval, and a fraction as
+``memeval.benchmarks.<name>.tables``, and reach the report through
+:meth:`~memeval.benchmarks.base.Benchmark.table`): a mean score with n and its interval, and a fraction as
 report text. A bucket with n = 0 has no value, never 0%.
 """
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.score.stats import mean_ci
+from memeval.stats.basic import mean_ci
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from memeval.score.stats import Rate, mean_ci, wilson
+from memeval.stats.basic import Rate, mean_ci, wilson
 
 RESAMPLES = 2000
 """Default number of bootstrap resamples (and of Monte Carlo sign flips)."""
@@ -130,7 +130,7 @@ def cluster_mean(values: Sequence[float | None], clusters: Sequence[Hashable], *
                  bounds: tuple[float, float] | None = None, resamples: int = RESAMPLES,
                  seed: int = SEED) -> ClusteredEstimate:
     """A mean (MRR, F1) over the non-null ``values`` with a normal-approximation interval
-    (clipped to ``bounds``, as :func:`memeval.score.stats.mean_ci`) and a cluster bootstrap
+    (clipped to ``bounds``, as :func:`memeval.stats.basic.mean_ci`) and a cluster bootstrap
     interval. Raises ValueError when the lengths differ or ``resamples`` < 1."""
     known, labels = _known(values, clusters)
     _, naive = mean_ci(known, bounds)
