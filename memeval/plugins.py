@@ -56,6 +56,7 @@ def find(group: str, name: str) -> object | None:
     if found is None:
         return None
     try:
-        return found.load()
+        value: object = found.load()
     except ImportError:
         return None
+    return value
