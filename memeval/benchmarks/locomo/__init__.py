@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memeval.benchmarks.base import ComputedGrader, Graded, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
+from memeval.benchmarks.base import Benchmark, ComputedGrader, Graded, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
 from memeval.benchmarks.locomo import judge, mapping, reader, tables
 from memeval.benchmarks.locomo.graders import LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, locomo_score
 from memeval.benchmarks.locomo.model import LOCOMO_CATEGORIES, LOCOMO_IDS, LocomoSample
@@ -98,5 +98,5 @@ class Locomo:
         return tables.table(probes, title, grader, score)
 
 
-BENCHMARK = Locomo()
+BENCHMARK: Benchmark[LocomoSample] = Locomo()
 """The entry point ``memeval.benchmarks: locomo``."""

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memeval.benchmarks.base import ComputedGrader, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
+from memeval.benchmarks.base import Benchmark, ComputedGrader, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
 from memeval.benchmarks.longmemeval import judge, mapping, reader, tables
 from memeval.benchmarks.longmemeval.model import LmeInstance
 from memeval.datasets.yamlout import REPLAY_NOTE, STYLE_NOTE, ImportResult
@@ -92,5 +92,5 @@ class LongMemEval:
         return tables.table(probes, title, grader, score)
 
 
-BENCHMARK = LongMemEval()
+BENCHMARK: Benchmark[LmeInstance] = LongMemEval()
 """The entry point ``memeval.benchmarks: longmemeval``."""

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memeval.benchmarks.base import ComputedGrader, Graded, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
+from memeval.benchmarks.base import Benchmark, ComputedGrader, Graded, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
 from memeval.benchmarks.tables import mean_score, pct
 from memeval.datasets.fields import Where
 from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id
@@ -120,4 +120,4 @@ class Toy:
                                           str(len(scored)))), ())
 
 
-BENCHMARK = Toy()
+BENCHMARK: Benchmark[Session] = Toy()
