@@ -8,6 +8,7 @@ missing optional dependency only matters to the runs that need it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
@@ -23,8 +24,9 @@ def installed(group: str) -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=group)}
 
 
-def load(group: str, name: str, what: str, kind: type, kind_name: str) -> object:
-    """The object entry point ``name`` of ``group`` names, checked to be a ``kind``.
+def load(found: Mapping[str, EntryPoint], name: str, what: str, kind: type, kind_name: str) -> object:
+    """The object entry point ``name`` of ``found`` (a group's :func:`installed` entry points)
+    names, checked to be a ``kind``.
 
     ``what`` names the extension in messages (``benchmark``), ``kind_name`` the expected type.
 
@@ -33,7 +35,6 @@ def load(group: str, name: str, what: str, kind: type, kind_name: str) -> object
             its module cannot be imported (the message carries the import error), or it names
             something other than a ``kind``.
     """
-    found = installed(group)
     if name not in found:
         raise UsageError(f"unknown {what} {name!r}{did_you_mean(name, found)}; installed: {', '.join(sorted(found))}")
     try:

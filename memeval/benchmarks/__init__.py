@@ -34,7 +34,7 @@ def benchmark(name: str) -> AnyBenchmark:
             cannot be imported, or an entry point naming something that is not a Benchmark
             (or whose ``name`` is not its entry point's).
     """
-    found = cast(AnyBenchmark, load(GROUP, name, "benchmark", Benchmark, "memeval.benchmarks.base.Benchmark"))
+    found = cast(AnyBenchmark, load(installed(GROUP), name, "benchmark", Benchmark, "memeval.benchmarks.base.Benchmark"))
     if found.name != name:
         raise UsageError(f"benchmark {name!r}: its entry point names a benchmark called {found.name!r}")
     return found
