@@ -13,7 +13,6 @@ answer is wrong). Only the recall phase counts, so no question is counted twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from memeval.benchmarks import AnyBenchmark, find

@@ -6,7 +6,6 @@ installed benchmark's record keeps all three."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 

@@ -20,7 +20,6 @@ from typing import Any
 from memeval.benchmarks.base import GraderInfo
 from memeval.errors import UsageError
 
-
 LOCOMO_REPO, LOCOMO_FILE, LOCOMO_COMMIT = "snap-research/locomo", "task_eval/evaluation.py", \
     "92286325a40764bee61f77824ddb95233b11c4d6"
 

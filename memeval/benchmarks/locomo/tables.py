@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from memeval.benchmarks.base import Score, ScoreTable
 from memeval.benchmarks.locomo.judge import LOCOMO_J
 from memeval.benchmarks.locomo.model import LOCOMO_CATEGORIES, LOCOMO_IDS
-from memeval.record import ProbeResult
 from memeval.benchmarks.tables import MeanScore, mean_score, pct
+from memeval.record import ProbeResult
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from memeval.benchmarks.base import Score, ScoreTable
 from memeval.benchmarks.longmemeval.model import LONGMEMEVAL_TYPES
+from memeval.benchmarks.tables import pct
 from memeval.record import ProbeResult
 from memeval.stats.basic import Rate, rate
-from memeval.benchmarks.tables import pct
 
 
 @dataclass(frozen=True)
