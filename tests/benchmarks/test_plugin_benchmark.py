@@ -94,3 +94,14 @@ def test_a_format_nothing_installs_is_refused_with_a_suggestion(venv: Path, tmp_
     assert "unknown benchmark 'toi' (did you mean 'toy'?)" in checked.stderr
     wrong = run([venv / "bin" / "memeval", "import", "toi", tmp_path / "toy.json", "-o", tmp_path / "out"], tmp_path)
     assert wrong.returncode == 2 and "'toi' is not one of" in wrong.stderr
+
+
+@pytest.mark.slow
+def test_the_built_in_benchmarks_prompts_ship_in_the_installed_package(venv: Path, tmp_path: Path) -> None:
+    code = ("import memeval.benchmarks.longmemeval.judge as lme, memeval.benchmarks.locomo.judge as j; "
+            "print(lme.__file__); print(len(lme.lme_templates()), j.shipped().name)")
+    shown = run([venv / "bin" / "python", "-c", code], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    where, counts = shown.stdout.splitlines()
+    assert str(ROOT) not in where and "site-packages" in where  # the wheel's copy, not this checkout
+    assert counts == "7 mem0-j"
