@@ -8,11 +8,9 @@ from memeval.benchmarks import benchmark, names
 from memeval.benchmarks.importer import import_dataset
 from memeval.benchmarks.source import Selection
 
-_FORMATS = names()
-
 
 @click.command("import")
-@click.argument("fmt", metavar="|".join(_FORMATS) or "BENCHMARK", type=click.Choice(_FORMATS))
+@click.argument("fmt", metavar="|".join(names()) or "BENCHMARK")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Directory to write suite.yaml and scenarios/ into.")
 @click.option("--only", default="", help="Comma-separated question ids (or unit ids, meaning all their questions) to take.")
@@ -24,14 +22,14 @@ _FORMATS = names()
 def command(fmt: str, file: str, out: str, only: str, limit: int | None, sample: int | None, seed: int,
             sha256: str | None, variant: str | None) -> int:
     """Verify a published benchmark file (format, sha256, variant) and write it as a suite."""
+    bench = benchmark(fmt)  # an unknown name is refused before the file is read
     selection = Selection(only=tuple(i.strip() for i in only.split(",") if i.strip()), limit=limit,
                           sample=sample, seed=seed)
     dataset, result = import_dataset(fmt, file, out, selection, sha256=sha256, variant=variant)
     click.echo(f"{dataset.path}: {dataset.format} {dataset.variant}, sha256 {dataset.sha256}, "
                f"{dataset.questions} questions in {len(dataset.units)} units")
-    message = benchmark(fmt).import_message
-    if message:
-        click.echo(message)
+    if bench.import_message:
+        click.echo(bench.import_message)
     click.echo(f"wrote {result.directory}/suite.yaml: {result.scenarios} scenarios, {result.probes} probes")
     if result.unmapped:
         click.echo(f"{len(result.unmapped)} selected questions not mapped to probes (listed under x-unmapped in suite.yaml)")

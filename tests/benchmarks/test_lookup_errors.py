@@ -35,3 +35,11 @@ def test_an_unknown_benchmark_or_grader_is_a_spec_error_at_its_field(tmp_path: P
 
 def test_a_known_benchmark_and_grader_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["validate", str(_suite(tmp_path, "  format: locomo\n  grader: mem0-j\n"))]) == 0
+
+
+def test_importing_an_unknown_benchmark_is_refused_before_the_file_is_read(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["import", "longmemevl", str(tmp_path / "absent.json"), "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "unknown benchmark 'longmemevl' (did you mean 'longmemeval'?); installed: " in err and "absent" not in err
+    assert not (tmp_path / "out").exists()

@@ -93,7 +93,8 @@ def test_a_format_nothing_installs_is_refused_with_a_suggestion(venv: Path, tmp_
     assert checked.returncode == 2, checked.stdout + checked.stderr
     assert "unknown benchmark 'toi' (did you mean 'toy'?)" in checked.stderr
     wrong = run([venv / "bin" / "memeval", "import", "toi", tmp_path / "toy.json", "-o", tmp_path / "out"], tmp_path)
-    assert wrong.returncode == 2 and "'toi' is not one of" in wrong.stderr
+    assert wrong.returncode == 2 and "unknown benchmark 'toi' (did you mean 'toy'?)" in wrong.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
