@@ -13,7 +13,7 @@ from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
 from memeval.errors import UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 BENCHMARKS = "memeval.benchmarks"
 """The group of published benchmarks (:mod:`memeval.benchmarks`)."""

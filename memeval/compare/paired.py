@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memeval.compare.groups import Side
+from memeval.comparison.groups import Side
 from memeval.record import JsonObject
 from memeval.stats.clustered import paired_cluster_test
 from memeval.score.clusters import clustering

@@ -11,7 +11,7 @@ from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResu
 from memeval.report.errata import errata_lines
 from memeval.score.setup import fingerprint, setup_of
 from memeval.stats.basic import Rate
-from memeval.suggest import counted
+from memeval.util.suggest import counted
 
 if TYPE_CHECKING:
     from memeval.report.benchmark import BenchmarkView

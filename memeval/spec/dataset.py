@@ -16,7 +16,7 @@ from memeval.benchmarks.judging import template_file
 from memeval.benchmarks.importer import open_selection
 from memeval.benchmarks.source import Selection
 from memeval.errors import SpecIssue, UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
 

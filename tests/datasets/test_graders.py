@@ -4,7 +4,7 @@ import pytest
 
 from memeval.benchmarks.locomo.graders import (LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, locomo_score, multi_answer_f1,
                                                normalize_answer, says_not_there, token_f1, tokens)
-from memeval.run.evidence import evidence_recall, retrieved_ids
+from memeval.runner.evidence import evidence_recall, retrieved_ids
 
 
 def test_the_normaliser_drops_commas_punctuation_articles_and_and():

@@ -9,7 +9,7 @@ import yaml
 from memeval.benchmarks.locomo.mapping import turn_texts
 from memeval.benchmarks.source import iter_units, scan
 from memeval.report.files import read_run
-from memeval.run.evidence import evidence_recall, retrieved_ids
+from memeval.runner.evidence import evidence_recall, retrieved_ids
 from tests.conftest import cli
 from tests.datasets.files import lme_records, locomo_records, write
 

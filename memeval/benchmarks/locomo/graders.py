@@ -1,5 +1,5 @@
 """LoCoMo's official scoring, as pure functions, and the record of which upstream rule each
-follows. Evidence recall itself is memeval's generic measure (:mod:`memeval.run.evidence`);
+follows. Evidence recall itself is memeval's generic measure (:mod:`memeval.runner.evidence`);
 :data:`LOCOMO_EVIDENCE_RECALL` records the upstream rule it follows on LoCoMo.
 
 LoCoMo's answer F1 follows ``task_eval/evaluation.py`` (snap-research/locomo): normalise

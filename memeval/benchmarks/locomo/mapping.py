@@ -119,5 +119,5 @@ def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
 
 def turn_texts(sample: LocomoSample) -> dict[str, str]:
     """Each dia id's text as the import writes it to memory, for reading evidence ids off a
-    pack (:func:`memeval.run.evidence.retrieved_ids`)."""
+    pack (:func:`memeval.runner.evidence.retrieved_ids`)."""
     return {t.dia_id: turn_text(t) for s in sample.sessions for t in s.turns if t.text.strip() or t.blip_caption}
