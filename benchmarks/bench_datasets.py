@@ -9,7 +9,7 @@ Writes a synthetic LongMemEval-format file (``memeval generate``'s generator: 50
 stage in a fresh process so its peak RSS is its own:
 
 - ``generate``: writing the file (MB/s);
-- ``stream``: :func:`memeval.datasets.source.scan` (the bounded-memory reader, typed values for
+- ``stream``: :func:`memeval.benchmarks.source.scan` (the bounded-memory reader, typed values for
   every turn, sha256), wall time, MB/s, per-instance parse p50/p95/p99, peak RSS;
 - ``json.load``: the peer, the whole file loaded at once as plain dicts, same run, same file;
 - ``import``: ``memeval import longmemeval --limit N`` (verify the whole file, then write N
@@ -61,7 +61,7 @@ def stage_generate(path: str, questions: int, words: int) -> dict[str, float]:
 
 
 def stage_stream(path: str) -> dict[str, float]:
-    from memeval.datasets.longmemeval import parse_instance
+    from memeval.benchmarks.longmemeval.reader import parse_instance
     from memeval.datasets.stream import ArrayStream
 
     start = time.perf_counter()
@@ -86,8 +86,8 @@ def stage_json_load(path: str) -> dict[str, float]:
 
 
 def stage_import(path: str, limit: int, out: str) -> dict[str, float]:
-    from memeval.datasets.importer import import_dataset
-    from memeval.datasets.source import Selection
+    from memeval.benchmarks.importer import import_dataset
+    from memeval.benchmarks.source import Selection
 
     start = time.perf_counter()
     _, result = import_dataset("longmemeval", path, out, Selection(limit=limit), variant="synthetic")

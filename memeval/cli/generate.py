@@ -9,7 +9,7 @@ from memeval.datasets.generate import HaystackSpec, load_template, write_file
 
 @click.command("generate")
 @click.argument("kind", type=click.Choice(["needle"]))
-@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="The LongMemEval-format file to write.")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False), help="The file to write (in the format this command's help names).")
 @click.option("--events", type=int, default=1000, show_default=True, help="Turns in each haystack (1000, 10000, 100000, 1000000 …).")
 @click.option("--depth", type=float, default=0.5, show_default=True, help="Where the needle sits: 0 = first turn, 1 = last.")
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -1,9 +1,10 @@
 """Write an imported benchmark as ordinary memeval YAML: ``suite.yaml`` plus one scenario file
-per question (LongMemEval) or conversation (LoCoMo) under ``scenarios/``.
+per unit (a question with its own haystack, a conversation) under ``scenarios/``.
 
 Files are written one unit at a time, so an import never holds more than one unit in memory.
 What the YAML language cannot say (the file's own date text, ids and category numbers) is
-carried in ``x-`` keys so nothing is lost.
+carried in ``x-`` keys so nothing is lost. Each benchmark's mapping
+(:meth:`memeval.benchmarks.base.Benchmark.scenario`) builds its documents from these helpers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 STYLE = "paraphrase"  # the data says nothing of lexical overlap; see the import notes
+STYLE_NOTE = "style (lexical/paraphrase) is not given by the data: every probe says paraphrase"
+"""The import note for :data:`STYLE`."""
+REPLAY_NOTE = "threads are past sessions: replay: true writes their turns as they stand (no recall before each turn)"
+"""The import note for a mapping that writes a file's sessions as ``replay: true`` threads."""
 
 
 def safe_id(raw: str, prefix: str = "") -> str:
@@ -32,16 +37,6 @@ def safe_id(raw: str, prefix: str = "") -> str:
     cleaned = _UNSAFE.sub("-", raw).strip("-_") or "x"
     out = (prefix + cleaned)[:64]
     return out if out[0].isalnum() else ("x" + out)[:64]
-
-
-def scenario_id(fmt: str, unit_id: str) -> str:
-    """The scenario id a unit (a LongMemEval question id, a LoCoMo sample id) runs as."""
-    return safe_id(unit_id, "lme-" if fmt == "longmemeval" else "locomo-")
-
-
-def probe_id(fmt: str, question_id: str) -> str:
-    """The probe id a question (a LongMemEval or LoCoMo question id) runs as."""
-    return safe_id(question_id, "q-" if fmt == "longmemeval" else "")
 
 
 def unique_ids(raw_ids: list[str]) -> list[str]:

@@ -8,19 +8,19 @@ asks for it, so a missing optional dependency only matters to the runs that need
 
 from __future__ import annotations
 
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Mapping
+from importlib.metadata import EntryPoint
+from typing import Any, Mapping, cast
 
 from memeval.engines.base import Adapter, Engine, missing_core
 from memeval.errors import UsageError
-from memeval.util.suggest import did_you_mean
+from memeval.plugins import installed, load
 
 GROUP = "memeval.engines"
 
 
 def adapters() -> dict[str, EntryPoint]:
     """Installed adapters by name."""
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+    return installed(GROUP)
 
 
 def load_adapter(name: str) -> Adapter:
@@ -31,18 +31,7 @@ def load_adapter(name: str) -> Adapter:
             message carries the import error, e.g. the missing module), or its entry point
             names something other than an :class:`Adapter`.
     """
-    found = adapters()
-    if name not in found:
-        hint = did_you_mean(name, found)
-        raise UsageError(f"unknown engine adapter {name!r}{hint}; installed: {', '.join(sorted(found))}")
-    try:
-        adapter = found[name].load()
-    except ImportError as err:
-        raise UsageError(f"engine adapter {name!r} cannot load: {err}") from err
-    if not isinstance(adapter, Adapter):
-        raise UsageError(f"engine adapter {name!r}: entry point {found[name].value} names a "
-                         f"{type(adapter).__name__}, not a memeval.engines.base.Adapter")
-    return adapter
+    return cast(Adapter, load(adapters(), name, "engine adapter", Adapter, "memeval.engines.base.Adapter"))
 
 
 def create_engine(adapter: str, settings: Mapping[str, Any]) -> Engine:

@@ -8,7 +8,7 @@ stopped asking. A probe with an asking time (``asked_at``: a benchmark's questio
 asked with it (the template variable ``asked_at``, e.g. "Tuesday, 30 May 2023, 23:17", which
 ``answer-dated-v1`` states as "Today is …"); an undated probe's variables, and so its cache key,
 are what they always were. The record gets its ``answerer`` (below), is graded by the suite's
-benchmark grader (:mod:`memeval.score.benchmark`, then a judge grader's calls:
+benchmark grader (:mod:`memeval.benchmarks.grading`, then a judge grader's calls:
 :mod:`memeval.llm.bench_judge`), is judged when asked (:mod:`memeval.llm.judge`) and has its
 totals and KPIs re-derived.
 
@@ -33,7 +33,7 @@ from memeval.llm.judge import judge_record
 from memeval.llm.settings import LlmSettings, is_mock
 from memeval.record import AnswerCall, Answerer, BenchmarkJudge, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json
-from memeval.score.benchmark import apply_grader
+from memeval.benchmarks.grading import apply_grader
 from memeval.score.derive import derive
 from memeval.score.probe import grade_answer, probe_from_record
 

@@ -1,14 +1,16 @@
-"""A benchmark's judge grader run over a record's model answers: LongMemEval's judge
-(``longmemeval-judge``) or mem0's J on LoCoMo (``mem0-j``), as the suite's ``dataset.grader`` (or an imported suite's ``grader:``) selects.
+"""A benchmark's judge grader (:class:`~memeval.benchmarks.base.JudgeGrader`) run over a
+record's model answers, as the suite's ``dataset.grader`` (or an imported suite's ``grader:``)
+selects it: LongMemEval's judge (``longmemeval-judge``), mem0's J on LoCoMo (``mem0-j``), or a
+plugin benchmark's.
 
 Every answered question (both phases; identical requests are asked once through the cache) gets
-one judge call built by :mod:`memeval.datasets.judge` (its question type's prompt, the
-abstention prompt for any abstention question, the user's templates from ``dataset.prompts``)
-and sent as upstream sends it: the prompt alone as the user message, temperature 0, 10 tokens
-for LongMemEval, no token limit and a JSON object reply for J. The verdict rule is upstream's:
-``grader_score`` 1.0 or 0.0, or null with ``grader_reason`` (a failed call, a reply J cannot
-read, a category the grader skips: J never scores category 5, which is recorded as skipped,
-not wrong).
+one judge call the benchmark builds (for LongMemEval its question type's prompt, the abstention
+prompt for any abstention question; the user's templates from ``dataset.prompts``) and sent as
+upstream sends it: the prompt alone as the user message, at the grader's sampling (temperature
+0; 10 tokens for LongMemEval, no token limit and a JSON object reply for J). The verdict rule is
+the grader's: ``grader_score`` 1.0 or 0.0, or null with ``grader_reason`` (a failed call, a
+reply it cannot read, a question the grader's rule skips: J never scores category 5, which is
+recorded as skipped, not wrong).
 
 **Which model.** ``EVAL_JUDGE_MODEL``, else the suite's ``llm.judge.model``, else the grader's
 official judge model (``gpt-4o-2024-08-06``, ``gpt-4o-mini``; written ``openai/…`` on OpenRouter,
@@ -28,28 +30,45 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from memeval.datasets.judge import (J_PROMPT_KEY, LOCOMO_J, LONGMEMEVAL_JUDGE, LONGMEMEVAL_JUDGE_MODEL,
-                                    MEM0_JUDGE_MODEL, JudgeRequest, PromptTemplate, j_applies, j_request, j_verdict,
-                                    lme_request, lme_templates, lme_verdict, shipped_template, template_file)
-from memeval.datasets.model import LOCOMO_IDS, LONGMEMEVAL_TYPES
+from memeval.benchmarks import find, grader_owner
+from memeval.benchmarks.base import JudgeGrader
+from memeval.benchmarks.judging import JudgeRequest, PromptTemplate
+from memeval.errors import UsageError
 from memeval.llm.client import Batch, Reply
 from memeval.llm.consistency import judge_rounds, rounds_consistency
 from memeval.llm.settings import LlmSettings, ModelSettings, Prompt
 from memeval.record import BenchmarkJudge, CacheInfo, Consistency, Incurred, JudgeSampling, ProbeResult, RunRecord, TemplateUsed
 from memeval.record.codec import from_json
 
-JUDGES = {LONGMEMEVAL_JUDGE.name: LONGMEMEVAL_JUDGE_MODEL, LOCOMO_J.name: MEM0_JUDGE_MODEL}
-"""The judge graders and their official judge models."""
 _VERBATIM_SOURCE = "{% block system %}{% endblock %}{% block user %}{{ prompt }}{% endblock %}"
 VERBATIM = Prompt("verbatim", hashlib.sha256(_VERBATIM_SOURCE.encode()).hexdigest(), _VERBATIM_SOURCE)
 """The client prompt a judge request goes through: its text as the user message, no system message."""
 Plan = JudgeRequest | str  # a request, or why the question is not judged
-SKIPPED = "skipped: mem0's J does not score category 5 (adversarial)"
+
+
+def judge_of(record: RunRecord) -> JudgeGrader | None:
+    """The judge grader ``record``'s suite selects, or None (no benchmark, a grader that is no
+    judge, or a benchmark not installed here)."""
+    info = record.benchmark
+    bench = find(info.format) if info is not None else None
+    return bench.judges.get(info.grader) if info is not None and bench is not None else None
+
+
+def judge_named(grader: str) -> JudgeGrader:
+    """The installed judge grader called ``grader``.
+
+    Raises:
+        UsageError: no installed benchmark has a judge grader of that name.
+    """
+    bench = grader_owner(grader)
+    if bench is None or grader not in bench.judges:
+        raise UsageError(f"no installed benchmark has a judge grader named {grader!r}")
+    return bench.judges[grader]
 
 
 def applies(record: RunRecord) -> bool:
     """Whether ``record`` is a benchmark run whose grader is a judge and which has model answers."""
-    return record.benchmark is not None and record.benchmark.grader in JUDGES and record.answerer is not None
+    return judge_of(record) is not None and record.answerer is not None
 
 
 def bench_judge_record(record: RunRecord, settings: LlmSettings) -> RunRecord:
@@ -62,13 +81,12 @@ def bench_judge_record(record: RunRecord, settings: LlmSettings) -> RunRecord:
     """
     if not applies(record):
         return record
-    info = record.benchmark
-    assert info is not None
-    grader = info.grader
+    info, judge = record.benchmark, judge_of(record)
+    assert info is not None and judge is not None
     templates = templates_of(record)
-    model_settings = judge_settings(settings, grader)
+    model_settings = judge_settings(settings, info.grader)
     answered = [p for p in record.probes if p.scored and p.llm_answer is not None]
-    plans = {p.key: _plan(grader, templates, p, model_settings.model) for p in answered}
+    plans = {p.key: judge.plan(p, templates, model_settings.model) for p in answered}
     asked = [p for p in answered if isinstance(plans[p.key], JudgeRequest)]
     jobs = [{"prompt": plan.prompt} for p in asked if isinstance(plan := plans[p.key], JudgeRequest)]
     batch = Batch(model_settings, settings.cache)
@@ -77,20 +95,24 @@ def bench_judge_record(record: RunRecord, settings: LlmSettings) -> RunRecord:
     finally:
         batch.close()
     first = {p.key: rounds[0][i] for i, p in enumerate(asked)}  # the verdict recorded: the first repeat's
-    probes = tuple(_graded(p, grader, plans[p.key], first.get(p.key)) if p.key in plans else p for p in record.probes)
-    summary = _summary(record, batch, model_settings, templates, probes, rounds,
-                       rounds_consistency(rounds, lambda r: _verdict(grader, r)))
+    probes = tuple(_graded(p, judge, plans[p.key], first.get(p.key)) if p.key in plans else p for p in record.probes)
+    summary = _summary(record, judge, batch, model_settings, templates, probes, rounds,
+                       rounds_consistency(rounds, lambda r: _verdict(judge, r)))
     return replace(record, probes=probes, benchmark=replace(info, judge=summary))
 
 
 def judge_settings(settings: LlmSettings, grader: str) -> ModelSettings:
     """The judge grader's model settings: the judge's endpoint (else the answerer's), the model
-    named for it (else the official one) and upstream's sampling."""
+    named for it (else the official one) and upstream's sampling.
+
+    Raises:
+        UsageError: ``grader`` is no installed judge grader.
+    """
+    judge = judge_named(grader)
     base = settings.judge or settings.answer
-    model = settings.judge_model or official_name(JUDGES[grader], base.url)
-    json_reply = grader == LOCOMO_J.name
-    return replace(base, model=model, prompt=VERBATIM, temperature=0.0, max_tokens=None if json_reply else 10,
-                   json_reply=json_reply)
+    model = settings.judge_model or official_name(judge.official_model, base.url)
+    return replace(base, model=model, prompt=VERBATIM, temperature=0.0, max_tokens=judge.max_tokens,
+                   json_reply=judge.json_reply)
 
 
 def official_name(model: str, url: str) -> str:
@@ -106,52 +128,31 @@ def templates_of(record: RunRecord) -> dict[str, PromptTemplate]:
     given: Mapping[str, str] = declared.get("prompts") or {}
     folder = os.path.dirname(record.suite.source)
     files = {key: os.path.normpath(os.path.join(folder, str(path))) for key, path in given.items()}
-    if record.benchmark is not None and record.benchmark.grader == LOCOMO_J.name:
-        return {J_PROMPT_KEY: template_file(files[J_PROMPT_KEY]) if J_PROMPT_KEY in files else shipped_template("mem0-j")}
-    return lme_templates(files)
+    judge = judge_of(record)
+    return judge.templates(files) if judge is not None else {}
 
 
-def _plan(grader: str, templates: Mapping[str, PromptTemplate], p: ProbeResult, model: str) -> Plan:
-    gold = p.gold or (p.expect[0] if p.expect else None)
-    if grader == LOCOMO_J.name:
-        category = LOCOMO_IDS.get(p.category or "")
-        if category is None:
-            return f"not judged: {p.category!r} is not a LoCoMo category"
-        if not j_applies(category):
-            return SKIPPED
-        if gold is None:
-            return "not judged: no gold answer in the file"
-        return j_request(templates[J_PROMPT_KEY], p.question, gold, p.llm_answer or "", model)
-    if p.category not in LONGMEMEVAL_TYPES:
-        return f"not judged: {p.category!r} is not a LongMemEval question type"
-    if gold is None:
-        return "not judged: no gold answer in the file"
-    return lme_request(templates, p.category or "", p.abstain, p.question, gold, p.llm_answer or "", model)
+def _verdict(judge: JudgeGrader, result: Reply | str | None) -> bool | None:
+    return judge.verdict(result.text) if isinstance(result, Reply) else None
 
 
-def _verdict(grader: str, result: Reply | str | None) -> bool | None:
-    if not isinstance(result, Reply):
-        return None
-    return j_verdict(result.text) if grader == LOCOMO_J.name else lme_verdict(result.text)
-
-
-def _graded(p: ProbeResult, grader: str, plan: Plan, result: Reply | str | None) -> ProbeResult:
+def _graded(p: ProbeResult, judge: JudgeGrader, plan: Plan, result: Reply | str | None) -> ProbeResult:
     """``p`` with the first repeat's verdict as its score, or null and the reason."""
-    verdict = _verdict(grader, result) if isinstance(plan, JudgeRequest) else None
+    verdict = _verdict(judge, result) if isinstance(plan, JudgeRequest) else None
     if isinstance(plan, str):
         reason: str | None = plan
     elif verdict is not None:
         reason = None
     elif isinstance(result, Reply):
-        reason = ("no verdict: the reply holds no JSON object with a label" if grader == LOCOMO_J.name
-                  else "no verdict: the judge's reply is empty")
+        reason = judge.no_verdict
     else:
         reason = f"no verdict: {result}" if result else "no verdict: the judge stopped before asking"
     score = None if verdict is None else float(verdict)
-    return replace(p, grader_score=score, grader_reason=reason, grades={**(p.grades or {}), grader: score})
+    return replace(p, grader_score=score, grader_reason=reason, grades={**(p.grades or {}), judge.info.name: score})
 
 
-def _summary(record: RunRecord, batch: Batch, settings: ModelSettings, templates: Mapping[str, PromptTemplate],
+def _summary(record: RunRecord, judge: JudgeGrader, batch: Batch, settings: ModelSettings,
+             templates: Mapping[str, PromptTemplate],
              probes: tuple[ProbeResult, ...], rounds: list[list[Reply | str | None]],
              agreement: Consistency | None) -> BenchmarkJudge:
     info = record.benchmark
@@ -160,13 +161,14 @@ def _summary(record: RunRecord, batch: Batch, settings: ModelSettings, templates
     answered = [p for p in probes if p.scored and p.llm_answer is not None]
     side = batch.summary()  # the client's spend and cache: its JSON edge
     return BenchmarkJudge(
-        grader=grader, endpoint=settings.endpoint, model=settings.model, official_model=JUDGES[info.grader],
+        grader=grader, endpoint=settings.endpoint, model=settings.model, official_model=judge.official_model,
         served=tuple(side["incurred"].get("served") or ()) or None,
         sampling=JudgeSampling(settings.temperature, settings.max_tokens, settings.json_reply),
         templates=tuple(TemplateUsed(key, t.name, t.sha256, t.source) for key, t in templates.items()),
         questions=len(answered), judged=sum(1 for p in answered if p.grader_score is not None),
-        skipped=sum(1 for p in answered if p.grader_reason == SKIPPED),
-        no_verdict=sum(1 for p in answered if p.grader_score is None and p.grader_reason != SKIPPED),
+        skipped=sum(1 for p in answered if judge.skipped is not None and p.grader_reason == judge.skipped),
+        no_verdict=sum(1 for p in answered if p.grader_score is None
+                       and (judge.skipped is None or p.grader_reason != judge.skipped)),
         calls=sum(1 for r in rounds for x in r if isinstance(x, Reply)),
         cache=from_json(CacheInfo, side["cache"], "judge.cache"), incurred=from_json(Incurred, side["incurred"], "judge.incurred"),
         stopped=f"benchmark judge stopped: {batch.stopped}" if batch.stopped else None,

@@ -95,7 +95,7 @@ class BenchmarkInfo:
     """The benchmark file a run's questions came from (streamed or imported) and its graders."""
 
     format: str
-    """``longmemeval`` or ``locomo``."""
+    """The benchmark's registered name (``longmemeval``, ``locomo``, or an installed plugin's)."""
     file: str
     """The file's name."""
     variant: str

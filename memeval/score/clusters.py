@@ -6,18 +6,29 @@ benchmark gives its unit (an imported or streamed LoCoMo conversation is one sce
 a LongMemEval question with its own haystack); ``category``, ``route`` and ``style`` group by
 that probe field (a probe without a category is its own cluster, ``(none)``), and ``probe``
 makes every probe its own cluster (the intervals then treat probes as independent, as Wilson
-does). Undeclared, the unit is ``conversation`` for a LoCoMo suite, ``haystack`` for a
-LongMemEval one (its ``dataset:`` or the ``x-dataset`` note ``memeval import`` writes) and
-``scenario`` for any other.
+does). Undeclared, the unit is the benchmark's own
+(:attr:`~memeval.benchmarks.base.Benchmark.cluster_unit`: ``conversation`` for LoCoMo,
+``haystack`` for LongMemEval) for a benchmark suite (its ``dataset:`` or the ``x-dataset`` note
+``memeval import`` writes) and ``scenario`` for any other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
+from memeval.plugins import BENCHMARKS, find
 from memeval.record import ProbeResult
+
+@runtime_checkable
+class _Clustered(Protocol):
+    """What clustering asks of a benchmark (:class:`memeval.benchmarks.base.Benchmark`)."""
+
+    @property
+    def cluster_unit(self) -> str:
+        """Its suites' default unit."""
+
 
 BY_SCENARIO = ("scenario", "conversation", "haystack")
 """Units that group probes by their scenario (named as the benchmark names it)."""
@@ -29,8 +40,6 @@ BY_FIELD: dict[str, Callable[[ProbeResult], str]] = {
 }
 UNITS = (*BY_SCENARIO, *BY_FIELD)
 """Every unit a suite's ``cluster:`` may name."""
-DATASET_UNIT = {"locomo": "conversation", "longmemeval": "haystack"}
-"""The default unit of a benchmark suite, by its dataset format."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,7 @@ def clustering(resolved: Mapping[str, Any]) -> Clustering:
     if isinstance(declared, str):
         return Clustering(declared if declared in UNITS else "scenario")
     for source in (resolved.get("dataset"), resolved.get("x-dataset")):
-        if isinstance(source, Mapping) and source.get("format") in DATASET_UNIT:
-            return Clustering(DATASET_UNIT[str(source["format"])])
+        bench = find(BENCHMARKS, str(source.get("format"))) if isinstance(source, Mapping) else None
+        if isinstance(bench, _Clustered):
+            return Clustering(bench.cluster_unit if bench.cluster_unit in UNITS else "scenario")
     return SCENARIO

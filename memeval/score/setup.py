@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
+from memeval.plugins import BENCHMARKS, find
 from memeval.record import BenchmarkInfo, BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
 from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup,
@@ -23,12 +24,15 @@ from memeval.spec.model import Defaults, Policy
 
 SHOWN = 12
 """Hex digits of the fingerprint shown in reports."""
-ABSTENTION = {
-    "locomo": "category 5 (adversarial) is an abstention probe graded on the answer alone; overall is reported "
-              "with and without it",
-    "longmemeval": "a question id ending _abs is an abstention probe, counted in its type, overall and abstention accuracy",
-}
-"""How each benchmark's abstention questions are scored (the importers' mapping)."""
+@runtime_checkable
+class _Abstaining(Protocol):
+    """What the setup asks of a benchmark (:class:`memeval.benchmarks.base.Benchmark`)."""
+
+    @property
+    def abstention(self) -> str | None:
+        """How its abstention questions are scored."""
+
+
 WHERE = frozenset({"url", "base_url", "endpoint"})
 """Adapter settings that say where the engine ran (a sweep cell's port), not how: left out."""
 
@@ -96,11 +100,12 @@ def _object(value: Any) -> dict[str, Any]:
 
 def _dataset(benchmark: BenchmarkInfo | None) -> DatasetSetup | None:
     """The benchmark the record names (streamed or imported): format, variant, sha256, its
-    category map and abstention policy."""
+    category map and abstention policy (None when the benchmark is not installed here)."""
     if benchmark is None:
         return None
+    bench = find(BENCHMARKS, benchmark.format)
     return DatasetSetup(benchmark.format, benchmark.variant, benchmark.sha256 or None,
-                        dict(benchmark.category_map) or None, ABSTENTION.get(benchmark.format))
+                        dict(benchmark.category_map) or None, bench.abstention if isinstance(bench, _Abstaining) else None)
 
 
 def _upstream(benchmark: BenchmarkInfo | None) -> tuple[str, ...] | None:

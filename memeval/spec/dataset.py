@@ -11,10 +11,10 @@ import os
 import re
 from typing import Any
 
-from memeval.datasets.importer import open_selection
-from memeval.datasets.source import Selection
-from memeval.datasets.judge import GRADER_FORMAT, OFFICIAL, TEMPLATE_KEYS, template_file
-from memeval.datasets.yamlout import probe_id, scenario_id
+from memeval.benchmarks import AnyBenchmark, find, grader_owner, names
+from memeval.benchmarks.judging import template_file
+from memeval.benchmarks.importer import open_selection
+from memeval.benchmarks.source import Selection
 from memeval.errors import SpecIssue, UsageError
 from memeval.util.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
@@ -40,14 +40,16 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
     prompts, issues = grader_issues(raw, path, marks, dataset.format, ("dataset",))
     if issues:
         return None, issues
+    bench = find(dataset.format)
+    assert bench is not None  # open_selection loaded it
     line, col = marks.at(("dataset",), key=True)
     questions = tuple(q for u in dataset.units for q in u.question_ids if q in chosen)
     return DatasetSource(
         format=dataset.format, path=where, variant=dataset.variant, sha256=dataset.sha256, questions=questions,
-        units=tuple(scenario_id(dataset.format, u.id) for u in units), epoch=epoch.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        units=tuple(bench.scenario_id(u.id) for u in units), epoch=epoch.strftime("%Y-%m-%dT%H:%M:%SZ"),
         only=selection.only, limit=selection.limit, sample=selection.sample, seed=selection.seed,
         grader=raw.get("grader"), prompts=prompts, origin=Origin(path, line, col, "dataset"),
-        keys=tuple((q, scenario_id(dataset.format, u.id), probe_id(dataset.format, q)) for u in dataset.units
+        keys=tuple((q, bench.scenario_id(u.id), bench.probe_id(q)) for u in dataset.units
                    for q in u.question_ids),
     ), []
 
@@ -65,7 +67,7 @@ def suite_grader(data: dict[str, Any], path: str, marks: Marks) -> list[SpecIssu
                           "dataset: (a suite-level grader is for a suite memeval import wrote)")]
     note = data.get("x-dataset")
     fmt = note.get("format") if isinstance(note, dict) else None
-    if fmt not in ("longmemeval", "locomo"):
+    if fmt not in names():
         return [SpecIssue(path, line, col, declared[0], f"{declared[0]}: grades a benchmark's questions: declare it under "
                           "dataset: (with the file's format and path), or in a suite memeval import wrote (its "
                           "x-dataset note names the format)")]
@@ -79,18 +81,21 @@ def grader_issues(raw: dict[str, Any], path: str, marks: Marks, fmt: str,
     suite's folder), each key one the grader judges with and each file readable text; else the
     issues saying what to fix."""
     grader = raw.get("grader")
-    if GRADER_FORMAT.get(grader or "", fmt) != fmt:
+    bench = find(fmt)
+    problem = _grader_problem(grader, fmt, bench)
+    if problem:
         line, col = marks.at((*at, "grader"))
-        return (), [SpecIssue(path, line, col, _dotted(at, "grader"), f"{grader} grades {GRADER_FORMAT[grader or '']} "
-                              f"questions, and this file is {fmt}: use {OFFICIAL[fmt]} (or memeval)")]
+        return (), [SpecIssue(path, line, col, _dotted(at, "grader"), problem)]
     given: dict[str, str] = raw.get("prompts") or {}
     if not given:
         return (), []
-    keys = TEMPLATE_KEYS.get(grader or "", ())
+    judge = bench.judges.get(grader or "") if bench is not None else None
+    keys = judge.template_keys if judge is not None else ()
     if not keys:
         line, col = marks.at((*at, "prompts"), key=True)
+        first = next(iter(bench.judges), "a judge") if bench is not None else "a judge"
         return (), [SpecIssue(path, line, col, _dotted(at, "prompts"), "prompts are for a judge grader: add grader: "
-                              f"{'longmemeval-judge' if fmt == 'longmemeval' else 'mem0-j'} (this file is {fmt})")]
+                              f"{first} (this file is {fmt})")]
     issues, out = [], []
     for key, file in given.items():
         line, col = marks.at((*at, "prompts", key), key=True)
@@ -105,6 +110,20 @@ def grader_issues(raw: dict[str, Any], path: str, marks: Marks, fmt: str,
             issues.append(SpecIssue(path, line, col, _dotted(at, f"prompts.{key}"), problem))
         out.append((key, where))
     return tuple(out), issues
+
+
+def _grader_problem(grader: str | None, fmt: str, bench: AnyBenchmark | None) -> str | None:
+    """Why ``grader`` cannot grade a file of benchmark ``fmt``, or None when it can (none
+    declared, ``memeval``, or one of the benchmark's graders)."""
+    selectable = [*bench.computed, *bench.judges] if bench is not None else []
+    if grader is None or grader == "memeval" or grader in selectable:
+        return None
+    official = bench.official_grader if bench is not None else "memeval"
+    owner = grader_owner(grader)
+    if owner is not None:
+        return f"{grader} grades {owner.name} questions, and this file is {fmt}: use {official} (or memeval)"
+    known = ["memeval", *selectable]
+    return f"unknown grader {grader!r}{did_you_mean(grader, known)}; use one of {', '.join(known)}"
 
 
 def _dotted(at: tuple[str, ...], key: str) -> str:

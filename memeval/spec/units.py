@@ -1,7 +1,8 @@
 """A dataset-sourced suite's units as scenarios, built in memory one at a time.
 
-Each unit (a LongMemEval question, a LoCoMo conversation) goes through the very mapping
-``memeval import`` writes as YAML (:func:`~memeval.datasets.importer.unit_document`) and the
+Each unit (a question with its own haystack, a conversation) goes through the very mapping
+``memeval import`` writes as YAML (:func:`~memeval.benchmarks.importer.unit_document`, the
+benchmark's own) and the
 loader's own checks and builder, so both routes give the same plan; only the unit being run is
 held in memory.
 """
@@ -37,14 +38,14 @@ def dataset_scenarios(source: DatasetSource, epoch: datetime, match: str,
         UsageError: the file changed since it was verified at load.
         SpecError: a unit whose mapping fails the loader's checks (a mapping bug, never data).
     """
-    from memeval.datasets.importer import unit_document  # the readers load only for a suite with a dataset
-    from memeval.datasets.source import DatasetFile, iter_units
+    from memeval.benchmarks.importer import unit_document  # the readers load only for a suite with a dataset
+    from memeval.benchmarks.source import DatasetFile, iter_units
     from memeval.datasets.yamlout import ImportResult
 
     chosen, wanted = set(source.questions), set(source.units)
     dataset = DatasetFile(source.format, Path(source.path), source.variant, source.sha256, ())
     for unit in iter_units(dataset):
-        document = unit_document(unit, chosen, epoch, ImportResult(Path(source.path)))
+        document = unit_document(dataset, unit, chosen, epoch, ImportResult(Path(source.path)))
         if document is None or document["scenario"] not in wanted or (only and document["scenario"] not in only):
             continue
         located = Located(document, source.path, Marks(), ())

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from memeval.datasets.generate import TEMPLATES, HaystackSpec, load_template, write_file
-from memeval.datasets.source import iter_units, scan
+from memeval.benchmarks.source import iter_units, scan
 from memeval.errors import UsageError
 from tests.conftest import cli
 

@@ -2,8 +2,9 @@
 
 import pytest
 
-from memeval.datasets.graders import (LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, evidence_recall, locomo_score,
-                                      multi_answer_f1, normalize_answer, retrieved_ids, says_not_there, token_f1, tokens)
+from memeval.benchmarks.locomo.graders import (LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, locomo_score, multi_answer_f1,
+                                               normalize_answer, says_not_there, token_f1, tokens)
+from memeval.runner.evidence import evidence_recall, retrieved_ids
 
 
 def test_the_normaliser_drops_commas_punctuation_articles_and_and():

@@ -6,10 +6,10 @@ import json
 import pytest
 import yaml
 
-from memeval.datasets.graders import evidence_recall, retrieved_ids
-from memeval.datasets.locomo_yaml import turn_texts
-from memeval.datasets.source import iter_units, scan
+from memeval.benchmarks.locomo.mapping import turn_texts
+from memeval.benchmarks.source import iter_units, scan
 from memeval.report.files import read_run
+from memeval.runner.evidence import evidence_recall, retrieved_ids
 from tests.conftest import cli
 from tests.datasets.files import lme_records, locomo_records, write
 

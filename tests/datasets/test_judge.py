@@ -4,8 +4,10 @@ import hashlib
 
 import pytest
 
-from memeval.datasets.judge import (LOCOMO_J, LONGMEMEVAL_JUDGE, j_applies, j_request, j_verdict, lme_prompt_key,
-                                    lme_request, lme_templates, lme_verdict, shipped_template, template_file)
+from memeval.benchmarks.judging import template_file
+from memeval.benchmarks.locomo.judge import LOCOMO_J, j_applies, j_request, j_verdict
+from memeval.benchmarks.locomo.judge import shipped as shipped_template
+from memeval.benchmarks.longmemeval.judge import LONGMEMEVAL_JUDGE, lme_prompt_key, lme_request, lme_templates, lme_verdict
 from memeval.errors import UsageError
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pytest
 
-from memeval.datasets.source import Selection, iter_units, scan, select
+from memeval.benchmarks.source import Selection, iter_units, scan, select
 from memeval.errors import UsageError
 from tests.datasets.files import lme_records, locomo_records, write
 

@@ -3,7 +3,8 @@ counts inside its type too, LoCoMo is shown with and without category 5, unscore
 
 import pytest
 
-from memeval.score.tables import LmeOutcome, LocomoOutcome, locomo_table, longmemeval_table
+from memeval.benchmarks.locomo.tables import LocomoOutcome, locomo_table
+from memeval.benchmarks.longmemeval.tables import LmeOutcome, longmemeval_table
 
 
 def test_task_averaged_is_the_mean_of_type_means_not_the_overall_rate():

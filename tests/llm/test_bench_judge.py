@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from memeval.datasets.judge import lme_templates, shipped_template
+from memeval.benchmarks.locomo.judge import shipped as shipped_template
+from memeval.benchmarks.longmemeval.judge import lme_templates
 from memeval.llm.answer import summary_lines
 from memeval.llm.bench_judge import bench_judge_record
 from memeval.llm.judge import job, judge_record

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval.datasets.graders import locomo_score
+from memeval.benchmarks.locomo.graders import locomo_score
 from tests.datasets.files import locomo_records, write
 from tests.llm.conftest import SECRET, Mock, memeval
 

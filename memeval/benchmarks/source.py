@@ -11,31 +11,18 @@ from __future__ import annotations
 import random
 from collections.abc import Generator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memeval.datasets import locomo, longmemeval
-from memeval.datasets.model import LmeInstance, LocomoSample
+from memeval.benchmarks import AnyBenchmark, benchmark
+from memeval.benchmarks.base import Unit
 from memeval.datasets.stream import ArrayStream
 from memeval.errors import UsageError
-
-FORMATS = ("longmemeval", "locomo")
-
-
-@dataclass(frozen=True)
-class Unit:
-    """What the first pass keeps of one element: its id (question id for LongMemEval, sample id
-    for LoCoMo), the question ids it holds, and its earliest session date."""
-
-    id: str
-    question_ids: tuple[str, ...]
-    earliest: datetime
 
 
 @dataclass(frozen=True)
 class DatasetFile:
-    """A verified benchmark file: its format, variant, sha256 and what it holds."""
+    """A verified benchmark file: its format (a benchmark's name), variant, sha256 and what it holds."""
 
     format: str
     path: Path
@@ -51,7 +38,7 @@ class DatasetFile:
 
 @dataclass(frozen=True)
 class Selection:
-    """Which questions to take: ``only`` (question ids, or LoCoMo sample ids meaning all their
+    """Which questions to take: ``only`` (question ids, or unit ids meaning all their
     questions), then a seeded random ``sample`` of that many, then the first ``limit`` in file
     order. Empty means everything."""
 
@@ -61,28 +48,29 @@ class Selection:
     seed: int = 0
 
 
-def parse_unit(fmt: str, path: Path, index: int, raw: Any) -> LmeInstance | LocomoSample:
-    """One element of a file in ``fmt`` as its typed value."""
-    if fmt == "longmemeval":
-        return longmemeval.parse_instance(path, index, raw)
-    return locomo.parse_sample(path, index, raw)
+def reader(fmt: str, path: Path) -> AnyBenchmark:
+    """The installed benchmark named ``fmt``. Raises :class:`UsageError` naming the file and
+    ``field 'format'`` when there is none (with a close name when there is one)."""
+    try:
+        return benchmark(fmt)
+    except UsageError as err:
+        raise UsageError(f"{path}: field 'format': {err}") from None
 
 
 def scan(fmt: str, path: str | Path, sha256: str | None = None, variant: str | None = None) -> DatasetFile:
     """Read the whole file once and verify it. Raises :class:`UsageError` (exit 2), naming the
     file and the field, for a wrong format, a truncated or malformed file, duplicate ids, a
     sha256 other than ``sha256``, or a variant other than ``variant``."""
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown dataset format {fmt!r}; expected one of {', '.join(FORMATS)}")
     path = Path(path)
+    bench = reader(fmt, path)
     stream = ArrayStream(path)
     units: list[Unit] = []
     found_variant: str | None = None
     for index, raw in enumerate(stream, 1):
-        item = parse_unit(fmt, path, index, raw)
+        item = bench.parse(path, index, raw)
         if found_variant is None:
-            found_variant = _variant(fmt, path, item, variant)
-        units.append(_unit(item))
+            found_variant = bench.variant(path, item, variant)
+        units.append(bench.unit(item))
     if not units:
         raise UsageError(f"{path}: the file holds no instances")
     assert stream.sha256 is not None and found_variant is not None
@@ -90,21 +78,6 @@ def scan(fmt: str, path: str | Path, sha256: str | None = None, variant: str | N
         raise UsageError(f"{path}: field 'sha256': the file's sha256 is {stream.sha256}, expected {sha256.lower()}")
     _check_unique(path, units)
     return DatasetFile(fmt, path, found_variant, stream.sha256, tuple(units))
-
-
-def _variant(fmt: str, path: Path, item: LmeInstance | LocomoSample, wanted: str | None) -> str:
-    if isinstance(item, LmeInstance):
-        return longmemeval.check_variant(path, item, wanted)
-    if wanted is not None and wanted not in locomo.VARIANTS:
-        raise UsageError(f"{path}: field 'variant': {wanted!r} is not a LoCoMo variant ({', '.join(locomo.VARIANTS)})")
-    return wanted or locomo.VARIANTS[0]
-
-
-def _unit(item: LmeInstance | LocomoSample) -> Unit:
-    if isinstance(item, LmeInstance):
-        dates = [s.date for s in item.sessions] or [item.asked_at]
-        return Unit(item.question_id, (item.question_id,), min(dates))
-    return Unit(item.sample_id, tuple(q.id for q in item.questions), min(s.date for s in item.sessions))
 
 
 def _check_unique(path: Path, units: list[Unit]) -> None:
@@ -139,13 +112,14 @@ def select(dataset: DatasetFile, selection: Selection) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def iter_units(dataset: DatasetFile) -> Generator[LmeInstance | LocomoSample, None, None]:
+def iter_units(dataset: DatasetFile) -> Generator[Any, None, None]:
     """The file's typed units, one at a time (a second pass). Raises :class:`UsageError` at the
     end if the bytes read differ from those :func:`scan` verified (the file changed between); a
     caller that stops early (closing the iterator) skips that check."""
+    bench = reader(dataset.format, dataset.path)
     stream = ArrayStream(dataset.path)
     for index, raw in enumerate(stream, 1):
-        yield parse_unit(dataset.format, dataset.path, index, raw)
+        yield bench.parse(dataset.path, index, raw)
     if stream.sha256 != dataset.sha256:
         raise UsageError(f"{dataset.path}: the file changed while it was read (sha256 {stream.sha256}, "
                          f"verified {dataset.sha256})")

@@ -6,10 +6,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memeval.datasets.model import LocomoQuestion, LocomoSample, LocomoTurn
-from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, probe_id, safe_id, scenario_id
+from memeval.benchmarks.locomo.model import LocomoQuestion, LocomoSample, LocomoTurn
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id
 
 AGENT = "reader"
+
+
+def scenario_id(sample_id: str) -> str:
+    """The scenario id a conversation runs as."""
+    return safe_id(sample_id, "locomo-")
+
+
+def probe_id(question_id: str) -> str:
+    """The probe id a question runs as."""
+    return safe_id(question_id)
 
 
 def gold(question: LocomoQuestion) -> str | None:
@@ -50,7 +60,7 @@ def scenario(sample: LocomoSample, wanted: set[str], epoch: datetime, result: Im
             threads.append({"id": f"session-{session.number}", "agent": AGENT, "day": day_of(epoch, session.date),
                             "time": clock(session.date), "replay": True, "exchanges": exchanges,
                             "x-date": session.date_text})
-    return {"scenario": scenario_id("locomo", sample.sample_id),
+    return {"scenario": scenario_id(sample.sample_id),
             "about": f"LoCoMo conversation {sample.sample_id} between {sample.speaker_a} and {sample.speaker_b}, "
                      f"{len(sample.sessions)} dated sessions.",
             "tenants": [safe_id(sample.sample_id)],
@@ -66,7 +76,7 @@ def asked_at(sample: LocomoSample) -> str:
 
 def probe(question: LocomoQuestion, asked: str) -> dict[str, Any]:
     """One question as a probe: its category by real name, its evidence dia ids and its asking time."""
-    out: dict[str, Any] = {"id": probe_id("locomo", question.id), "route": "ask", "agent": AGENT,
+    out: dict[str, Any] = {"id": probe_id(question.id), "route": "ask", "agent": AGENT,
                            "question": question.question, "style": STYLE, "asked_at": asked}
     if question.category == 5:  # the trap is often truly in the conversation: graded on the answer alone
         out.update(abstain=True, answer_only=True, groups=["abstention"])
@@ -109,5 +119,5 @@ def exchanges_of(turns: tuple[LocomoTurn, ...]) -> list[dict[str, Any]]:
 
 def turn_texts(sample: LocomoSample) -> dict[str, str]:
     """Each dia id's text as the import writes it to memory, for reading evidence ids off a
-    pack (:func:`memeval.datasets.graders.retrieved_ids`)."""
+    pack (:func:`memeval.runner.evidence.retrieved_ids`)."""
     return {t.dia_id: turn_text(t) for s in sample.sessions for t in s.turns if t.text.strip() or t.blip_caption}

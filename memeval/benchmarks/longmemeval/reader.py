@@ -12,8 +12,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memeval.benchmarks.longmemeval.model import LONGMEMEVAL_TYPES, LmeInstance, Session, Turn
 from memeval.datasets.fields import Where
-from memeval.datasets.model import LONGMEMEVAL_TYPES, LmeInstance, Session, Turn
 from memeval.errors import UsageError
 
 VARIANTS = ("s", "m", "oracle", "s_cleaned", "m_cleaned")

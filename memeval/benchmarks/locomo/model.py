@@ -1,8 +1,8 @@
-"""Typed, frozen values for the instances of the published benchmarks.
+"""Typed, frozen values for LoCoMo's samples.
 
-The readers (:mod:`memeval.datasets.longmemeval`, :mod:`memeval.datasets.locomo`) turn the JSON
-edge into these; nothing past them handles the files' dicts. Every value keeps the file's own
-wording (ids, dates as written) next to the parsed form, so an import loses nothing.
+The reader (:mod:`memeval.benchmarks.locomo.reader`) turns the JSON edge into these; nothing past
+it handles the file's dicts. Every value keeps the file's own wording (ids, dates as written)
+next to the parsed form, so an import loses nothing.
 """
 
 from __future__ import annotations
@@ -10,61 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-LONGMEMEVAL_TYPES = (
-    "single-session-user",
-    "single-session-assistant",
-    "single-session-preference",
-    "temporal-reasoning",
-    "knowledge-update",
-    "multi-session",
-)
-
 # LoCoMo's category ids as the file uses them (snap-research/locomo#29; evaluation.py comments,
 # evaluation_stats.py column order). mem0's published mapping differs; this one is the importer's.
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 LOCOMO_IDS = {name: cid for cid, name in LOCOMO_CATEGORIES.items()}
 """LoCoMo's category ids by name (a probe records the name)."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One LongMemEval turn: ``role`` is ``user`` or ``assistant``; ``has_answer`` marks evidence."""
-
-    role: str
-    content: str
-    has_answer: bool
-
-
-@dataclass(frozen=True)
-class Session:
-    """One LongMemEval haystack session, dated as the file dates it (``date_text`` verbatim)."""
-
-    id: str
-    date: datetime
-    date_text: str
-    turns: tuple[Turn, ...]
-
-
-@dataclass(frozen=True)
-class LmeInstance:
-    """One LongMemEval question with its own haystack.
-
-    ``answer`` is the gold answer as text (integers in the file become their decimal text);
-    for an abstention question (``abstention``, the ``_abs`` id suffix) it is the file's
-    explanation of why the question cannot be answered, not an answer. For
-    single-session-preference it is a rubric. ``sessions`` are in ``haystack_dates`` order
-    (stable for equal dates), which is not always the file's order.
-    """
-
-    question_id: str
-    question_type: str
-    question: str
-    answer: str
-    asked_at: datetime
-    asked_text: str
-    sessions: tuple[Session, ...]
-    answer_session_ids: tuple[str, ...]
-    abstention: bool
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memeval.datasets.model import LmeInstance, Turn
-from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, probe_id, safe_id, scenario_id, unique_ids
+from memeval.benchmarks.longmemeval.model import LmeInstance, Turn
+from memeval.datasets.yamlout import STYLE, ImportResult, clock, day_of, iso, safe_id, unique_ids
 
 AGENT = "assistant"
 PREFERENCE = "single-session-preference"
+
+
+def scenario_id(question_id: str) -> str:
+    """The scenario id a question (with its own haystack) runs as."""
+    return safe_id(question_id, "lme-")
+
+
+def probe_id(question_id: str) -> str:
+    """The probe id a question runs as."""
+    return safe_id(question_id, "q-")
 
 
 def unmapped_reason(instance: LmeInstance) -> str | None:
@@ -22,7 +32,7 @@ def unmapped_reason(instance: LmeInstance) -> str | None:
 
 def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> dict[str, Any]:
     """The scenario document for one mappable question (see :func:`unmapped_reason`)."""
-    sid = scenario_id("longmemeval", instance.question_id)
+    sid = scenario_id(instance.question_id)
     threads, evidence = [], []
     for session, tid in zip(instance.sessions, unique_ids([s.id for s in instance.sessions])):
         exchanges, dropped = exchanges_of(tid, session.turns)
@@ -33,7 +43,7 @@ def scenario(instance: LmeInstance, epoch: datetime, result: ImportResult) -> di
                             "replay": True, "exchanges": exchanges, "x-session_id": session.id,
                             "x-date": session.date_text})
     probe: dict[str, Any] = {
-        "id": probe_id("longmemeval", instance.question_id), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
+        "id": probe_id(instance.question_id), "route": "ask", "agent": AGENT, "question": instance.question, "style": STYLE,
         **_graded_by(instance),
         "category": instance.question_type, **({"evidence": evidence} if evidence else {}),
         "x-question_id": instance.question_id,

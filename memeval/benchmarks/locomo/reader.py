@@ -14,8 +14,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memeval.benchmarks.locomo.model import LOCOMO_CATEGORIES, LocomoQuestion, LocomoSample, LocomoSession, LocomoTurn
 from memeval.datasets.fields import Where
-from memeval.datasets.model import LOCOMO_CATEGORIES, LocomoQuestion, LocomoSample, LocomoSession, LocomoTurn
+from memeval.errors import UsageError
 
 VARIANTS = ("locomo10",)
 _SESSION = re.compile(r"^session_(\d+)$")
@@ -123,3 +124,11 @@ def _evidence(where: Where, field: str, raw: Any) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
         raise where.error(field, "expected a list of dia ids such as 'D1:3'")
     return tuple(dict.fromkeys(d for entry in raw for d in _DIA.findall(entry)))
+
+
+def check_variant(path: Path, wanted: str | None) -> str:
+    """``wanted``, or the only published variant when None. Raises :class:`UsageError` for a
+    variant LoCoMo does not have."""
+    if wanted is not None and wanted not in VARIANTS:
+        raise UsageError(f"{path}: field 'variant': {wanted!r} is not a LoCoMo variant ({', '.join(VARIANTS)})")
+    return wanted or VARIANTS[0]

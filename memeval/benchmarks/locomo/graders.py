@@ -1,5 +1,6 @@
-"""The published benchmarks' official scoring, as pure functions, and the record of which
-upstream rule each follows.
+"""LoCoMo's official scoring, as pure functions, and the record of which upstream rule each
+follows. Evidence recall itself is memeval's generic measure (:mod:`memeval.runner.evidence`);
+:data:`LOCOMO_EVIDENCE_RECALL` records the upstream rule it follows on LoCoMo.
 
 LoCoMo's answer F1 follows ``task_eval/evaluation.py`` (snap-research/locomo): normalise
 (drop commas; lowercase; strip ASCII punctuation; drop the words a, an, the and "and"; collapse
@@ -13,30 +14,11 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from memeval.benchmarks.base import GraderInfo
 from memeval.errors import UsageError
-
-
-@dataclass(frozen=True)
-class GraderInfo:
-    """A grader's identity for run.json: what it is, and the upstream rule it reproduces."""
-
-    name: str
-    version: str
-    benchmark: str
-    upstream_repo: str
-    upstream_file: str
-    upstream_commit: str
-    rule: str
-
-    def to_json(self) -> dict[str, str]:
-        """The fields as a JSON object."""
-        return dict(self.__dict__)
-
 
 LOCOMO_REPO, LOCOMO_FILE, LOCOMO_COMMIT = "snap-research/locomo", "task_eval/evaluation.py", \
     "92286325a40764bee61f77824ddb95233b11c4d6"
@@ -113,20 +95,3 @@ def locomo_score(category: int, prediction: str, answer: str | None) -> float | 
     if category == 3:
         answer = answer.split(";")[0].strip()
     return multi_answer_f1(prediction, answer) if category == 1 else token_f1(prediction, answer)
-
-
-def evidence_recall(evidence: Iterable[str], retrieved: Iterable[str]) -> float | None:
-    """The fraction of ``evidence`` dia ids among ``retrieved``; None for a row with no evidence
-    (upstream counts such rows as 1; memeval keeps them unscored)."""
-    wanted = list(dict.fromkeys(evidence))
-    if not wanted:
-        return None
-    found = set(retrieved)
-    return sum(1 for e in wanted if e in found) / len(wanted)
-
-
-def retrieved_ids(turn_texts: dict[str, str], context: str) -> set[str]:
-    """The dia ids whose turn text appears verbatim in ``context`` (a pack), for
-    :func:`evidence_recall` when the context does not print ids. An engine that rewrites memories
-    gets none this way; its recall must be read off the ids it returns instead."""
-    return {dia for dia, text in turn_texts.items() if text.strip() and text.strip() in context}
