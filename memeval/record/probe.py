@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memeval.record.codec import flat, omitted
-from memeval.record.values import Match, Phase, ProbeStatus, Route, Style
+from memeval.record.values import Match, Phase, ProbeGroup, ProbeStatus, Route, Style
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class ProbeResult:
     """The lifecycle call it was asked through."""
     style: Style
     """Lexical or paraphrased question."""
-    groups: tuple[str, ...]
+    groups: tuple[ProbeGroup, ...]
     """The KPI groups it feeds besides accuracy."""
     abstain: bool
     """The right answer is "unknown": nothing may be invented."""

@@ -19,6 +19,7 @@ from memeval.errors import SpecIssue, UsageError
 from memeval.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
+from memeval.vocab import DatasetFormat
 
 _FIELD = re.compile(r"field '([a-z_0-9]+)'")
 
@@ -42,8 +43,9 @@ def load_dataset(raw: dict[str, Any], path: str, marks: Marks) -> tuple[DatasetS
         return None, issues
     line, col = marks.at(("dataset",), key=True)
     questions = tuple(q for u in dataset.units for q in u.question_ids if q in chosen)
+    fmt: DatasetFormat = raw["format"]  # one of them (the schema's enum), and the file was read as it
     return DatasetSource(
-        format=dataset.format, path=where, variant=dataset.variant, sha256=dataset.sha256, questions=questions,
+        format=fmt, path=where, variant=dataset.variant, sha256=dataset.sha256, questions=questions,
         units=tuple(scenario_id(dataset.format, u.id) for u in units), epoch=epoch.strftime("%Y-%m-%dT%H:%M:%SZ"),
         only=selection.only, limit=selection.limit, sample=selection.sample, seed=selection.seed,
         grader=raw.get("grader"), prompts=prompts, origin=Origin(path, line, col, "dataset"),
