@@ -40,7 +40,7 @@ class CacheInfo:
     misses: int
     """Answers asked of the model."""
     reused: int | None = omitted(default=None)
-    """Answers reused in-run from an identical prompt this run already asked, marked cached (None: an older record)."""
+    """Answers reused in-run from an identical prompt this run already asked, marked cached (None: not recorded, see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class Agreement:
     n: int
     """Answers both graded."""
     kappa: float | None = omitted(default=None)
-    """Cohen's κ over the same answers: agreement beyond chance (None: undefined, or an older record)."""
+    """Cohen's κ over the same answers: agreement beyond chance (None: undefined, or not recorded: see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)

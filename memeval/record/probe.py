@@ -119,9 +119,9 @@ class ProbeResult:
     grader_score: float | None = omitted(default=None)
     """The model answer's score in [0, 1] by the suite's benchmark grader (None: not answered, or not applied)."""
     haystack_tokens: int | None = omitted(default=None)
-    """Tokens (chars/4) the scenario wrote to the probe's tenant: its haystack (None: an older record)."""
+    """Tokens (chars/4) the scenario wrote to the probe's tenant: its haystack (None: not recorded, see ``RunRecord.migrated``)."""
     haystack_items: int | None = omitted(default=None)
-    """Items (documents, learnings, turns) the scenario wrote to the probe's tenant (None: an older record)."""
+    """Items (documents, learnings, turns) the scenario wrote to the probe's tenant (None: not recorded, see ``RunRecord.migrated``)."""
     disputed: bool | None = omitted(default=None)
     """True: the suite's errata file disputes its gold, so no headline rate counts it (None: not disputed)."""
     grader_reason: str | None = omitted(default=None)

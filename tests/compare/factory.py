@@ -42,7 +42,7 @@ def run(probes: list[ProbeResult], label: str = "run", profile: str | None = Non
         usage: Usage | None = None, answers: Answerer | None = None) -> RunRecord:
     """A run record with totals and KPIs derived from ``probes`` by the real code."""
     record = RunRecord(
-        format_version=1, memeval_version="0", label=label, profile=profile, flags=flags or {}, run_id="r",
+        format_version=2, memeval_version="0", label=label, profile=profile, flags=flags or {}, run_id="r",
         created_at="2026-01-01T00:00:00Z", python="3.11",
         suite=SuiteInfo("s", "", "s.yaml", (), "0" * 64, {}),
         engine=EngineSnapshot("e", "0", (), None, (), dict(flags or {}), {}),

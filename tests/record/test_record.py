@@ -61,7 +61,10 @@ def test_a_real_run_json_reads_back_to_the_same_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(format_version=0), "format_version 0; this memeval reads run.json format 1 only"),
+    (lambda d: d.update(format_version=0), "format_version 0; this memeval reads run.json formats 1 to 2"),
+    (lambda d: d.update(format_version=3), "format_version 3 (written by a newer memeval); this memeval reads run.json formats 1 to 2"),
+    (lambda d: d.update(format_version="2"), "format_version '2'; this memeval reads"),
+    (lambda d: d.update(format_version=True), "format_version True; this memeval reads"),
     (lambda d: d.pop("format_version"), "not a memeval run.json (no format_version)"),
     (lambda d: d.update(surprise=1), "$: unknown key 'surprise'"),
     (lambda d: d["probes"][0].update(status="lost"), "$.probes[0].status: 'lost' is not one of"),
