@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from memeval.record.codec import omitted
+from memeval.record.codec import Keywords, NonNegative, omitted
 
 
 @dataclass(frozen=True)
@@ -143,11 +144,11 @@ class Leniency:
 class Consistency:
     """Self-consistency of a judge over repeated judging of the same answers (``--judge-repeats``)."""
 
-    repeats: int
+    repeats: Annotated[int, Keywords(minimum=2)]
     """How many times each answer was judged (distinct cache salts, so every call was made)."""
-    unanimous: int
+    unanimous: NonNegative
     """Answers whose verdicts agree in every repeat."""
-    n: int
+    n: NonNegative
     """Answers with a verdict in every repeat."""
     fleiss_kappa: float | None
     """Fleiss' κ over those answers, the repeats as raters (None: undefined, e.g. every verdict the same)."""

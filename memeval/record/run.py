@@ -12,7 +12,7 @@ from memeval.record.answerer import Answerer
 from memeval.record.benchmark import BenchmarkInfo
 from memeval.record.errata import ErrataRecord
 from memeval.record.migrate import Migrated, upgrade
-from memeval.record.codec import Json, JsonObject, RecordError, omitted
+from memeval.record.codec import Json, JsonObject, NonNegative, Positive, RecordError, Sha256, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
 from memeval.record.setup import Setup
@@ -34,7 +34,7 @@ class SuiteInfo:
     """The suite file as given."""
     files: tuple[str, ...]
     """Every spec file it was loaded from."""
-    sha256: str
+    sha256: Sha256
     """sha256 over the resolved spec."""
     resolved: JsonObject
     """The whole spec after includes and defaults."""
@@ -207,7 +207,7 @@ class Kpi:
     """Its unit."""
     better: Better | None
     """Which way is better (None: neither)."""
-    n: int
+    n: NonNegative
     """Sample size."""
     ci95: tuple[float, float] | None
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
@@ -265,9 +265,9 @@ class Shard:
     """The slice of the suite a ``--shard i/N`` run ran: the scenarios sorted by id, every
     ``count``-th starting at the ``index``-th (1-based)."""
 
-    index: int
+    index: Positive
     """Which slice, 1 to ``count``."""
-    count: int
+    count: Positive
     """How many slices the suite was cut into."""
 
 
@@ -287,7 +287,8 @@ class RegradeNote:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One run of a suite on one engine: run.json."""
+    """One run of a suite on one engine: run.json, the record of its resolved spec and hash, engine, options, every
+    probe with its whole pack, timings, totals and KPIs."""
 
     format_version: Literal[2]
     """The run.json format (:data:`FORMAT_VERSION`)."""
