@@ -19,8 +19,7 @@ from memeval.datasets import locomo, longmemeval
 from memeval.datasets.model import LmeInstance, LocomoSample
 from memeval.datasets.stream import ArrayStream
 from memeval.errors import UsageError
-
-FORMATS = ("longmemeval", "locomo")
+from memeval.vocab import DATASET_FORMATS as FORMATS
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ a reader can tell "the source never recorded this" from "nothing was measured".
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memeval.record.codec import Json, JsonObject, RecordError
 
@@ -26,6 +26,13 @@ class Migrated:
     """Fields the file recorded nowhere (its writer predates them, or had nothing to measure), by path (``probes[].haystack_tokens``): their None is "not recorded"."""
     derived: tuple[str, ...]
     """Fields filled on reading from the rest of the file (``setup.grading.cluster`` from the KPIs' cluster intervals)."""
+
+    def measured(self, *roots: str) -> Migrated:
+        """The note once the fields under ``roots`` (``setup``, ``kpis``, …) were computed again
+        for this record: they are no longer absent."""
+        def under(path: str) -> bool:
+            return any(path == r or path.startswith((f"{r}.", f"{r}[]")) for r in roots)
+        return replace(self, absent=tuple(p for p in self.absent if not under(p)))
 
 
 Step = Callable[[JsonObject], JsonObject]

@@ -19,7 +19,7 @@ from memeval.errors import SpecIssue, UsageError
 from memeval.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
-from memeval.vocab import DatasetFormat
+from memeval.vocab import DATASET_FORMATS, DatasetFormat
 
 _FIELD = re.compile(r"field '([a-z_0-9]+)'")
 
@@ -67,7 +67,7 @@ def suite_grader(data: dict[str, Any], path: str, marks: Marks) -> list[SpecIssu
                           "dataset: (a suite-level grader is for a suite memeval import wrote)")]
     note = data.get("x-dataset")
     fmt = note.get("format") if isinstance(note, dict) else None
-    if fmt not in ("longmemeval", "locomo"):
+    if fmt not in DATASET_FORMATS:
         return [SpecIssue(path, line, col, declared[0], f"{declared[0]}: grades a benchmark's questions: declare it under "
                           "dataset: (with the file's format and path), or in a suite memeval import wrote (its "
                           "x-dataset note names the format)")]

@@ -22,6 +22,7 @@ from memeval.spec.errata import declared, errata_file, parse_errata, resolve
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
+from memeval.vocab import PHASES
 
 
 def read_spec_bytes(path: str) -> bytes:
@@ -276,7 +277,7 @@ def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[s
         stale=tuple(p.get("stale", [])), forbid=tuple(p.get("forbid", [])), abstain=p.get("abstain", False),
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
         dropped_roles=p.get("dropped_roles", "all"), heading=p.get("heading"), leak_only=p.get("leak_only", False),
-        groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
+        groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", PHASES)),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
         category=p.get("category"), evidence=tuple(p.get("evidence", [])), answer_only=p.get("answer_only", False),
         asked_at=p.get("asked_at"), gold=p.get("gold"),

@@ -134,3 +134,13 @@ def test_a_newer_format_is_refused_in_one_line_exit_2(tmp_path: Path, capsys: py
     assert cli(["compare", str(path), V1[0]]) == 2
     err_text = capsys.readouterr().err
     assert f"format_version {version} (written by a newer memeval)" in err_text
+
+
+def test_what_scoring_computes_again_is_no_longer_absent() -> None:
+    from memeval.score.derive import derive
+
+    cell = RunRecord.from_json(_raw(os.path.join(RECORDS, "sweep", "baseline-r1.json")))
+    again = derive(cell)
+    assert again.setup is not None and again.engine_unsupported is not None
+    assert again.migrated == Migrated(1, ("probes[].haystack_tokens", "probes[].haystack_items"), ())
+    assert derive(RunRecord.from_json(again.to_json())).migrated == again.migrated

@@ -117,3 +117,9 @@ def test_nested_vocabularies_keep_their_order() -> None:
     assert V.TARGETS == ("all", *V.KPI_GROUPS)
     tuples = [getattr(V, n) for n in V.__all__ if isinstance(getattr(V, n), tuple)]
     assert len(tuples) == 19 and all(t and len(set(t)) == len(t) for t in tuples)
+
+
+def test_the_cluster_units_scoring_knows_are_the_vocabulary() -> None:
+    from memeval.score.clusters import UNITS
+
+    assert UNITS == V.CLUSTER_UNITS
