@@ -5,11 +5,12 @@ from __future__ import annotations
 import click
 
 from memeval.datasets.importer import category_map_text, import_dataset
-from memeval.datasets.source import FORMATS, Selection
+from memeval.datasets.source import Selection
+from memeval.vocab import DATASET_FORMATS
 
 
 @click.command("import")
-@click.argument("fmt", metavar="longmemeval|locomo", type=click.Choice(FORMATS))
+@click.argument("fmt", metavar="longmemeval|locomo", type=click.Choice(DATASET_FORMATS))
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, type=click.Path(file_okay=False), help="Directory to write suite.yaml and scenarios/ into.")
 @click.option("--only", default="", help="Comma-separated question ids (LoCoMo: also sample ids) to take.")
