@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 from typing import assert_never
 
-from memeval.agent import AgentMemory
+from memeval.agent.lifecycle import AgentMemory
 from memeval.engines.base import MemoryItem
 from memeval.errors import Unsupported
-from memeval.pack import Pack
+from memeval.agent.pack import Pack
 from memeval.plan import Step, turn_time
 from memeval.record import Phase, ProbeResult, TimingLabel
-from memeval.run.context import ScenarioContext
+from memeval.runner.context import ScenarioContext
 from memeval.score.probe import score_pack, unscored
 from memeval.spec.model import Probe
 

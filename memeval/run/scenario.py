@@ -14,22 +14,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from memeval.agent import Timings
+from memeval.agent.lifecycle import Timings
 from memeval.engines.base import Engine, MemoryItem
 from memeval.errors import EngineError, Unsupported
 from memeval.plan import Step, StepKind, plan_scenario, turn_time
 from memeval.record import Cleanup, Phase, ProbeResult, ScenarioResult, Synthesis, TimingLabel
-from memeval.run.cleanup import clear_tenant
-from memeval.run.context import ScenarioContext
-from memeval.run.options import RunOptions
-from memeval.run.probes import ProbeRunner
-from memeval.run.synthesis import build_beliefs, derived_lines, inspect_derived, wait_for_enrichment
-from memeval.run.waits import settle
-from memeval.run.evidence import turn_texts, with_evidence
+from memeval.runner.cleanup import clear_tenant
+from memeval.runner.context import ScenarioContext
+from memeval.runner.options import RunOptions
+from memeval.runner.probes import ProbeRunner
+from memeval.runner.synthesis import build_beliefs, derived_lines, inspect_derived, wait_for_enrichment
+from memeval.runner.waits import settle
+from memeval.runner.evidence import turn_texts, with_evidence
 from memeval.score.probe import unscored
 from memeval.spec.checks import tenant_key
 from memeval.spec.model import Scenario, Suite
-from memeval.script import play_exchange
+from memeval.agent.script import play_exchange
 
 
 @dataclass

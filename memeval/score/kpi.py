@@ -20,10 +20,10 @@ from typing import Literal
 
 from memeval.record import (KPI_GROUPS, PHASES, Answerer, Better, ClusterInterval, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
                             TenantDerived, TimingLabel, Unit, Usage)
-from memeval.score.clustered import cluster_mean
+from memeval.stats.clustered import cluster_mean
 from memeval.score.clusters import SCENARIO, Clustering
 from memeval.score.match import holds_all
-from memeval.score.stats import Rate, mean_ci, rate
+from memeval.stats.basic import Rate, mean_ci, rate
 from memeval.score.totals import invents_nothing, measured_percentile
 
 UP: Better = "up"

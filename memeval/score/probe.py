@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memeval.pack import units
+from memeval.agent.pack import units
 from memeval.record import Phase, ProbeResult, ProbeStatus
 from memeval.score.extractive import extract_answer
 from memeval.score.match import contains, grade, holds_all

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 from memeval.vocab import ROUTES
 
 

@@ -16,7 +16,7 @@ from memeval.datasets.source import Selection
 from memeval.datasets.judge import GRADER_FORMAT, OFFICIAL, TEMPLATE_KEYS, template_file
 from memeval.datasets.yamlout import probe_id, scenario_id
 from memeval.errors import SpecIssue, UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 from memeval.spec.model import DatasetSource, Origin
 from memeval.spec.yamlload import Marks
 from memeval.vocab import DATASET_FORMATS, DatasetFormat

@@ -19,7 +19,7 @@ from referencing import Registry, Resource
 
 from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
                "array": "a list", "object": "a mapping", "null": "null"}

@@ -11,11 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from memeval.engines.reference import create
+from memeval.engines.reference.engine import create
 from memeval.record import Cleanup
 from memeval.report.files import read_run
-from memeval.run.options import RunOptions
-from memeval.run.suite import run_suite
+from memeval.runner.options import RunOptions
+from memeval.runner.suite import run_suite
 from memeval.spec.load import load_suite
 from memeval.spec.validate import schema
 from tests.conftest import FIXTURES, MEMEVAL, cli

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from memeval.compare import compare_files, render_comparison
+from memeval.comparison import compare_files, render_comparison
 from memeval.errors import exit_code, outcome_of
 from memeval.record import FORMAT_VERSION, Migrated, RecordError, RunRecord
 from memeval.record.migrate import upgrade, v1_to_v2
