@@ -14,8 +14,7 @@ from typing import Literal
 from memeval.spec.units import suite_scenarios
 from memeval.spec.model import Defaults, Scenario, Suite
 from memeval.spec.times import instant
-
-PHASES = ("recall", "synthesis")
+from memeval.vocab import PHASES, Phase
 
 
 StepKind = Literal["write_document", "write_learning", "exchange", "replay", "settle", "forget_declared", "probe", "synthesise",
@@ -31,11 +30,22 @@ class Step:
     scenario: str
     ref: str = ""
     index: int = 0
-    phase: str = ""
+    phase: Phase | None = None
     at: str | None = None
     note: str = ""
     tenant: str | None = None
     """The scenario tenant of an exchange's thread (thread ids are unique per tenant)."""
+
+    @property
+    def probe_phase(self) -> Phase:
+        """The phase a probe step runs in.
+
+        Raises:
+            ValueError: the step is not a probe step (it has no phase).
+        """
+        if self.phase is None:
+            raise ValueError(f"a {self.kind} step has no phase")
+        return self.phase
 
 
 def timestamp(epoch: str, day: int, seconds: float = 0.0) -> str:

@@ -12,6 +12,7 @@ from memeval.record.answerer import (Agreement, Answerer, CacheInfo, Consistency
 from memeval.record.benchmark import BenchmarkInfo, BenchmarkJudge, GraderRecord, JudgeSampling, TemplateUsed
 from memeval.record.codec import Json, JsonObject, RecordError
 from memeval.record.errata import Disputed, ErrataRecord, ErrataResult
+from memeval.record.migrate import Migrated
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
                                 MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
@@ -27,7 +28,7 @@ __all__ = [
     "Better", "Builds", "GraderRecord", "Disputed", "ErrataRecord", "ErrataResult",
     "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GraderJudgeSetup", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
-    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "MissingCapability", "ModelSide", "Options", "Phase",
+    "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "Migrated", "MissingCapability", "ModelSide", "Options", "Phase",
     "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
     "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Shard", "Stuffing", "Style", "SuiteInfo",
     "SweepNote",

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
-from memeval.record.codec import omitted
+from memeval.record.codec import Keywords, NonNegative, omitted
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class CacheInfo:
     misses: int
     """Answers asked of the model."""
     reused: int | None = omitted(default=None)
-    """Answers reused in-run from an identical prompt this run already asked, marked cached (None: an older record)."""
+    """Answers reused in-run from an identical prompt this run already asked, marked cached (None: not recorded, see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class Agreement:
     n: int
     """Answers both graded."""
     kappa: float | None = omitted(default=None)
-    """Cohen's κ over the same answers: agreement beyond chance (None: undefined, or an older record)."""
+    """Cohen's κ over the same answers: agreement beyond chance (None: undefined, or not recorded: see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)
@@ -143,11 +144,11 @@ class Leniency:
 class Consistency:
     """Self-consistency of a judge over repeated judging of the same answers (``--judge-repeats``)."""
 
-    repeats: int
+    repeats: Annotated[int, Keywords(minimum=2)]
     """How many times each answer was judged (distinct cache salts, so every call was made)."""
-    unanimous: int
+    unanimous: NonNegative
     """Answers whose verdicts agree in every repeat."""
-    n: int
+    n: NonNegative
     """Answers with a verdict in every repeat."""
     fleiss_kappa: float | None
     """Fleiss' κ over those answers, the repeats as raters (None: undefined, e.g. every verdict the same)."""

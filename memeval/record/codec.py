@@ -22,7 +22,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any, Literal, TypeVar, Union, cast
+from typing import Annotated, Any, Literal, TypeVar, Union, cast
 
 from memeval.errors import UsageError
 
@@ -32,6 +32,27 @@ Json = Union[str, int, float, bool, None, Sequence["Json"], Mapping[str, "Json"]
 
 JsonObject = dict[str, Json]
 T = TypeVar("T")
+
+
+class Keywords:
+    """JSON Schema keywords every value of an annotated field keeps (``minimum``, ``maximum``,
+    ``pattern``): read by :mod:`memeval.record.schema_gen`, ignored when decoding."""
+
+    def __init__(self, **keywords: Json) -> None:
+        self.keywords: JsonObject = dict(keywords)
+
+    def __repr__(self) -> str:
+        return f"Keywords({', '.join(f'{k}={v!r}' for k, v in self.keywords.items())})"
+
+
+NonNegative = Annotated[int, Keywords(minimum=0)]
+"""A count: 0 or more."""
+Positive = Annotated[int, Keywords(minimum=1)]
+"""1 or more (a 1-based rank or index)."""
+Fraction = Annotated[float, Keywords(minimum=0, maximum=1)]
+"""A share or score in [0, 1]."""
+Sha256 = Annotated[str, Keywords(pattern="^[0-9a-f]{64}$")]
+"""A sha256 as 64 lower-case hex digits."""
 
 
 class RecordError(UsageError):
@@ -179,8 +200,14 @@ def _kind(data: Json) -> str:
 
 @cache
 def _fields(cls: Any) -> tuple[tuple[dataclasses.Field[Any], Any], ...]:
-    hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
+    hints = typing.get_type_hints(cls, namespace(cls))
     return tuple((f, hints[f.name]) for f in dataclasses.fields(cls))
+
+
+def namespace(cls: type) -> dict[str, Any]:
+    """The names ``cls``'s annotations are resolved in: its module's, over this one's (so
+    :data:`Json`'s own forward reference resolves wherever a record uses :data:`JsonObject`)."""
+    return {**globals(), **vars(sys.modules[cls.__module__])}
 
 
 def _record_of(tp: Any) -> type:

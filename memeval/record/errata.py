@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memeval.record.codec import Fraction
+
 
 @dataclass(frozen=True)
 class Disputed:
@@ -36,7 +38,7 @@ class ErrataResult:
     """Correct probes among the n − disputed the headline rate counts."""
     disputed_k: int
     """Correct probes among the disputed ones."""
-    ceiling: float | None
+    ceiling: Fraction | None
     """(n − disputed) / n: the best accuracy attainable if every disputed gold is unattainable (None: n = 0)."""
 
 

@@ -7,9 +7,10 @@ is None (null), never 0 or false.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from memeval.record.codec import flat, omitted
-from memeval.record.values import Match, Phase, ProbeStatus, Route, Style
+from memeval.record.codec import Fraction, JsonObject, Positive, flat, omitted
+from memeval.record.values import Match, Phase, ProbeGroup, ProbeStatus, Route, Style
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class ProbeResult:
     """The lifecycle call it was asked through."""
     style: Style
     """Lexical or paraphrased question."""
-    groups: tuple[str, ...]
+    groups: tuple[ProbeGroup, ...]
     """The KPI groups it feeds besides accuracy."""
     abstain: bool
     """The right answer is "unknown": nothing may be invented."""
@@ -66,9 +67,9 @@ class ProbeResult:
     """Why it was not scored (one line); None when scored."""
     hit: bool | None
     """The pack holds every expected string (or an accepted set)."""
-    rank: int | None
+    rank: Positive | None
     """1-based rank of the first pack unit holding the first expected string; None: not found."""
-    rr: float | None
+    rr: Fraction | None
     """Reciprocal rank (0.0 for a miss)."""
     section: str | None
     """The pack section the ranked unit sits in."""
@@ -114,24 +115,32 @@ class ProbeResult:
     """The judge's verdict (``llm_judge_ok``); None before a judge ran."""
     category: str | None = omitted(default=None)
     """The benchmark question type or category, by its real name (None: the probe names none)."""
-    evidence_recall: float | None = omitted(default=None)
+    evidence_recall: Fraction | None = omitted(default=None)
     """The fraction of the probe's evidence turns whose text is in the pack (None: no evidence, or not scored)."""
-    grader_score: float | None = omitted(default=None)
+    grader_score: Fraction | None = omitted(default=None)
     """The model answer's score in [0, 1] by the suite's benchmark grader (None: not answered, or not applied)."""
     haystack_tokens: int | None = omitted(default=None)
-    """Tokens (chars/4) the scenario wrote to the probe's tenant: its haystack (None: an older record)."""
+    """Tokens (chars/4) the scenario wrote to the probe's tenant: its haystack (None: not recorded, see ``RunRecord.migrated``)."""
     haystack_items: int | None = omitted(default=None)
-    """Items (documents, learnings, turns) the scenario wrote to the probe's tenant (None: an older record)."""
+    """Items (documents, learnings, turns) the scenario wrote to the probe's tenant (None: not recorded, see ``RunRecord.migrated``)."""
     disputed: bool | None = omitted(default=None)
     """True: the suite's errata file disputes its gold, so no headline rate counts it (None: not disputed)."""
     grader_reason: str | None = omitted(default=None)
     """Why an answered question has no ``grader_score`` (a skipped category, a failed call, no verdict); else None."""
-    grades: dict[str, float | None] | None = omitted(default=None)
+    grades: dict[str, Fraction | None] | None = omitted(default=None)
     """Each benchmark grader's score of the answer by grader name (LoCoMo: ``locomo-f1`` beside ``mem0-j``; None: none)."""
     asked_at: str | None = omitted(default=None)
     """When the question is asked, ISO 8601 without a zone (a benchmark's question date; None: undated)."""
     gold: str | None = omitted(default=None)
     """The benchmark's gold answer for its judge where it is not ``expect[0]`` (an ``_abs`` explanation; None: expect[0])."""
+
+    schema_rules: ClassVar[JsonObject] = {
+        "if": {"properties": {"status": {"const": "scored"}}},
+        "then": {"properties": {"pack": {"type": "string"}, "ms": {"type": "number"}}},
+        "else": {"properties": {"hit": {"type": "null"}, "rr": {"type": "null"}, "answer_ok": {"type": "null"},
+                                "reason": {"type": "string"}}},
+    }
+    """What run.schema.json adds across fields: a scored probe has its pack and time; another has a reason and no grade."""
 
     @property
     def key(self) -> tuple[str, str, str]:

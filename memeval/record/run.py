@@ -11,14 +11,15 @@ import memeval.record.codec as codec
 from memeval.record.answerer import Answerer
 from memeval.record.benchmark import BenchmarkInfo
 from memeval.record.errata import ErrataRecord
-from memeval.record.codec import Json, JsonObject, RecordError, omitted
+from memeval.record.migrate import Migrated, upgrade
+from memeval.record.codec import Json, JsonObject, NonNegative, Positive, RecordError, Sha256, omitted
 from memeval.record.probe import ProbeResult
 from memeval.record.scenario import ScenarioResult, Usage
 from memeval.record.setup import Setup
 from memeval.record.values import Better, KpiGroup, Phase, Style, TimingLabel, Unit
 
-FORMAT_VERSION: Literal[1] = 1
-"""The run.json format this memeval writes and reads."""
+FORMAT_VERSION: Literal[2] = 2
+"""The run.json format this memeval writes; older ones are upgraded on read (:mod:`memeval.record.migrate`)."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class SuiteInfo:
     """The suite file as given."""
     files: tuple[str, ...]
     """Every spec file it was loaded from."""
-    sha256: str
+    sha256: Sha256
     """sha256 over the resolved spec."""
     resolved: JsonObject
     """The whole spec after includes and defaults."""
@@ -75,6 +76,8 @@ class Options:
     """Settle timeout override, s (None: the suite's)."""
     llm: bool
     """A model answered the probes (``--llm``)."""
+    jobs: Positive
+    """Scenarios run at once on threads sharing the engine (``--jobs``; 1: one after another), so latencies were measured under that concurrency."""
 
 
 @dataclass(frozen=True)
@@ -206,12 +209,12 @@ class Kpi:
     """Its unit."""
     better: Better | None
     """Which way is better (None: neither)."""
-    n: int
+    n: NonNegative
     """Sample size."""
     ci95: tuple[float, float] | None
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
     clustered: ClusterInterval | None = omitted(default=None)
-    """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or an older record)."""
+    """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or not recorded: see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)
@@ -232,13 +235,13 @@ class Stuffing:
     flagged: bool
     """The mean share is above ``threshold``: not a retrieval test."""
     tokens_retrieved: float | None = omitted(default=None)
-    """Mean pack tokens per counted probe: the depth measured (None: an older record)."""
+    """Mean pack tokens per counted probe: the depth measured (None: not recorded, see ``RunRecord.migrated``)."""
     tokens_stored: float | None = omitted(default=None)
-    """Mean haystack tokens per counted probe (None: an older record)."""
+    """Mean haystack tokens per counted probe (None: not recorded, see ``RunRecord.migrated``)."""
     items_retrieved: float | None = omitted(default=None)
-    """Mean pack items per counted probe (None: an older record, or no pack counted its items)."""
+    """Mean pack items per counted probe (None: no pack counted its items, or not recorded: see ``RunRecord.migrated``)."""
     items_stored: float | None = omitted(default=None)
-    """Mean haystack items (documents, learnings, turns) per counted probe (None: an older record)."""
+    """Mean haystack items (documents, learnings, turns) per counted probe (None: not recorded, see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)
@@ -264,9 +267,9 @@ class Shard:
     """The slice of the suite a ``--shard i/N`` run ran: the scenarios sorted by id, every
     ``count``-th starting at the ``index``-th (1-based)."""
 
-    index: int
+    index: Positive
     """Which slice, 1 to ``count``."""
-    count: int
+    count: Positive
     """How many slices the suite was cut into."""
 
 
@@ -286,9 +289,10 @@ class RegradeNote:
 
 @dataclass(frozen=True)
 class RunRecord:
-    """One run of a suite on one engine: run.json."""
+    """One run of a suite on one engine: run.json, the record of its resolved spec and hash, engine, options, every
+    probe with its whole pack, timings, totals and KPIs."""
 
-    format_version: Literal[1]
+    format_version: Literal[2]
     """The run.json format (:data:`FORMAT_VERSION`)."""
     memeval_version: str
     """The memeval that wrote it."""
@@ -337,13 +341,15 @@ class RunRecord:
     benchmark: BenchmarkInfo | None = omitted(default=None)
     """The published benchmark file its questions came from (None: not a benchmark run)."""
     setup: Setup | None = omitted(default=None)
-    """The scoring setup (derived; None in records written before it was kept)."""
+    """The scoring setup (derived; None: not recorded, see ``migrated``)."""
     stuffing: Stuffing | None = omitted(default=None)
-    """The context-stuffing check (derived; None: no probe with a pack and a haystack, or an older record)."""
+    """The context-stuffing check (derived; None: no probe with a pack and a haystack, or not recorded: see ``migrated``)."""
     engine_unsupported: tuple[MissingCapability, ...] | None = omitted(default=None)
-    """What the engine lacked that the run would have used (derived; None in older records)."""
+    """What the engine lacked that the run would have used (derived; None: not recorded, see ``migrated``)."""
     errata: ErrataRecord | None = omitted(default=None)
     """The suite's errata file and the disputed probes, scored apart (None: the suite declares none)."""
+    migrated: Migrated | None = omitted(default=None)
+    """How the record was upgraded from the older format its file was written in (None: written in this one)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""
@@ -355,18 +361,18 @@ class RunRecord:
     def from_json(cls, data: Json, source: str = "run.json") -> "RunRecord":
         """A run record from run.json data.
 
+        A file of an older format is upgraded first (:func:`memeval.record.migrate.upgrade`).
+
         Raises:
-            RecordError: not a run record, a ``format_version`` this memeval cannot read, or a
-                key or value that does not fit (one line, naming ``source`` and the path).
+            RecordError: not a run record, a ``format_version`` this memeval cannot read (a newer
+                one, or not a version), or a key or value that does not fit (one line, naming
+                ``source`` and the path).
         """
         if not isinstance(data, dict) or "format_version" not in data:
             raise RecordError(f"{source}: not a memeval run.json (no format_version)")
-        version = data["format_version"]
-        if version != FORMAT_VERSION:
-            raise RecordError(f"{source}: format_version {version!r}; this memeval reads run.json format "
-                              f"{FORMAT_VERSION} only")
+        current = upgrade(dict(data), FORMAT_VERSION, source)
         try:
-            return codec.from_json(cls, data)
+            return codec.from_json(cls, current)
         except RecordError as err:
             raise RecordError(f"{source}: {err}") from None
 

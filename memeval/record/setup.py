@@ -21,9 +21,9 @@ class DatasetSetup:
     sha256: str | None
     """sha256 of the source file (None: not recorded)."""
     category_map: dict[str, str] | None = omitted(default=None)
-    """The benchmark's category ids by the names the KPIs use (None: none, or an older record)."""
+    """The benchmark's category ids by the names the KPIs use (None: it has none)."""
     abstention: str | None = omitted(default=None)
-    """How abstention questions (LongMemEval ``_abs``, LoCoMo category 5) are scored (None: no policy, or an older record)."""
+    """How abstention questions (LongMemEval ``_abs``, LoCoMo category 5) are scored (None: no policy)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class GradingSetup:
     upstream: tuple[str, ...] | None = omitted(default=None)
     """The upstream rule each benchmark grader and judge follows, ``name version: repo file @ commit`` (None: no benchmark)."""
     cluster: str | None = omitted(default=None)
-    """The unit the cluster-bootstrap intervals and clustered tests resample (scenario, conversation, haystack, …; None: an older record)."""
+    """The unit the cluster-bootstrap intervals and clustered tests resample (scenario, conversation, haystack, …; None: not recorded, see ``RunRecord.migrated``)."""
 
 
 @dataclass(frozen=True)

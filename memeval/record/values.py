@@ -1,42 +1,16 @@
-"""The closed vocabularies of a run record: statuses, routes, styles, phases, units, directions,
-KPI groups, and the timing labels every latency sample is filed under."""
+"""The closed vocabularies of a run record: statuses, routes, styles, phases, units, directions and
+KPI groups (defined once, in :mod:`memeval.vocab`), and the timing labels every latency sample is
+filed under."""
 
 from __future__ import annotations
 
 import enum
-from typing import Literal
 
-Phase = Literal["recall", "synthesis"]
-"""When a probe ran: before synthesis (``recall``) or after it (``synthesis``)."""
-PHASES: tuple[Phase, ...] = ("recall", "synthesis")
+from memeval.vocab import (KPI_GROUPS, PHASES, STYLES, Better, KpiGroup, Match, Phase, ProbeGroup, ProbeStatus, Route,
+                           ScenarioStatus, Style, Unit)
 
-Route = Literal["ask", "continue", "resume", "brief", "compact"]
-"""The agent lifecycle call a probe is asked through."""
-
-Style = Literal["lexical", "paraphrase"]
-"""Whether a probe's question shares words with its answer (``lexical``) or not."""
-STYLES: tuple[Style, ...] = ("lexical", "paraphrase")
-
-Match = Literal["word", "substring"]
-"""How expected strings are found: on word boundaries (numbers as numbers) or as substrings."""
-
-ProbeStatus = Literal["scored", "errored", "unsupported"]
-"""``scored``; ``errored`` (a call failed); ``unsupported`` (the engine lacks a capability)."""
-
-ScenarioStatus = Literal["ok", "errored", "skipped"]
-"""How a scenario ended."""
-
-Unit = Literal["pct", "points", "usd", "count", "ms", "score", "tokens"]
-"""A KPI's unit: percent, percentage points, US dollars, a count, milliseconds, a 0-1 score, tokens."""
-
-Better = Literal["up", "down"]
-"""Which way a KPI improves (None in a record: no better direction)."""
-
-KpiGroup = Literal["accuracy", "learning", "surprise", "conflicts", "freshness", "leaks", "abstention",
-                   "forgetting", "cost", "latency"]
-"""The question a KPI answers; the order of :data:`KPI_GROUPS` is the order KPIs are listed in."""
-KPI_GROUPS: tuple[KpiGroup, ...] = ("accuracy", "learning", "surprise", "conflicts", "freshness", "leaks",
-                                    "abstention", "forgetting", "cost", "latency")
+__all__ = ["KPI_GROUPS", "PHASES", "STYLES", "Better", "KpiGroup", "Match", "Phase", "ProbeGroup", "ProbeStatus", "Route",
+           "ScenarioStatus", "Style", "TimingLabel", "Unit"]
 
 
 class TimingLabel(enum.StrEnum):

@@ -31,6 +31,7 @@ class RunOptions:
     enrich_poll_s: float = 3.0
     settle_timeout_s: float | None = None
     llm: bool = False
+    jobs: int = 1
 
 
 def check_only(suite: Suite, only: tuple[str, ...]) -> None:
@@ -44,11 +45,11 @@ def check_only(suite: Suite, only: tuple[str, ...]) -> None:
 
 def resolve_options(suite: Suite, engine: str, engine_wait_s: float | None, *, only: tuple[str, ...] = (),
                     label: str = "", keep: bool = False, enrich_wait_s: float | None = None,
-                    settle_timeout_s: float | None = None, llm: bool = False) -> RunOptions:
+                    settle_timeout_s: float | None = None, llm: bool = False, jobs: int = 1) -> RunOptions:
     """The options of a run of ``suite`` on the engine named ``engine``: the enrichment wait
     given, else the suite's default, else the engine definition's (``engine_wait_s``); the
     label given, else the engine's name (checked: it names a folder)."""
     waits = (enrich_wait_s, suite.defaults.enrich_wait_s, engine_wait_s)
     return RunOptions(engine=engine, only=only, label=check_label(label or engine), keep=keep,
                       enrich_wait_s=next((w for w in waits if w is not None), None),
-                      settle_timeout_s=settle_timeout_s, llm=llm)
+                      settle_timeout_s=settle_timeout_s, llm=llm, jobs=jobs)

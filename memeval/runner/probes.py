@@ -36,7 +36,7 @@ class ProbeRunner:
         """
         probe = self.by_id[step.ref]
         sid = self.ctx.scenario.id
-        phase: Phase = step.phase  # type: ignore[assignment]
+        phase = step.probe_phase
         if probe.checks_forgetting and self.ctx.scenario.forget and not forgotten:
             return unscored(sid, probe, phase, "unsupported", "the engine cannot forget")
         start = time.perf_counter()
@@ -45,14 +45,14 @@ class ProbeRunner:
         except Unsupported as err:
             return unscored(sid, probe, phase, "unsupported", str(err))
         ms = (time.perf_counter() - start) * 1000
-        self.ctx.timings.add(TimingLabel.probe(probe.route), ms)  # type: ignore[arg-type]
+        self.ctx.timings.add(TimingLabel.probe(probe.route), ms)
         lines = derived.get(probe.tenant, []) if phase == "synthesis" and derived is not None else None
         return score_pack(sid, probe, phase, pack.markdown, pack.tokens, ms, lines)
 
     def _route(self, probe: Probe, phase: Phase) -> Pack:
         ctx = self.ctx
         memory = ctx.memory(probe.agent, probe.tenant)
-        route: Route = probe.route  # type: ignore[assignment]
+        route = probe.route
         match route:
             case "ask":
                 return self._ask(memory, probe, f"probe-{probe.id}-{phase}", 0, 0)

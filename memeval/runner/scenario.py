@@ -209,8 +209,7 @@ class ScenarioRun:
         probes = {p.id: p for p in self.scenario.probes}
         for step in steps:
             if step.kind == "probe":
-                phase: Phase = step.phase  # type: ignore[assignment]
-                self.probes.append(unscored(self.scenario.id, probes[step.ref], phase, "errored", reason))
+                self.probes.append(unscored(self.scenario.id, probes[step.ref], step.probe_phase, "errored", reason))
 
     def _forget_all(self) -> tuple[Cleanup, str | None]:
         """The cleanup's record, and the failure that leaves the scenario's data in the engine."""

@@ -190,7 +190,7 @@ def _asked(req: RunRequest, engine_def: EngineDef) -> dict[str, Any]:
 def _options(req: RunRequest, suite: Suite, engine_def: EngineDef) -> RunOptions:
     return resolve_options(suite, engine_def.name, engine_def.enrich_wait_s, only=req.only, label=req.label,
                            keep=req.keep, enrich_wait_s=req.enrich_wait_s, settle_timeout_s=req.settle_timeout_s,
-                           llm=req.llm or req.judge)
+                           llm=req.llm or req.judge, jobs=req.jobs)
 
 
 def _answerer_settings(suite: Suite, req: RunRequest) -> LlmSettings:

@@ -273,7 +273,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         suite=SuiteInfo(suite.name, suite.about, suite.source, tuple(suite.files), suite.sha256, suite.resolved),
         engine=engine,
         options=Options(options.engine, tuple(options.only), options.keep, options.enrich_wait_s,
-                        options.settle_timeout_s, options.llm),
+                        options.settle_timeout_s, options.llm, options.jobs),
         scenarios=tuple(e.scenario for e in entries),
         probes=tuple(p for e in entries for p in e.probes),
         answerer=None,

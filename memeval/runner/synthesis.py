@@ -24,8 +24,8 @@ def wait_for_enrichment(ctx: ScenarioContext) -> Enrichment:
     if "backlog" in ctx.capabilities and isinstance(ctx.engine, HasBacklog):
         result = drain(ctx.engine, wait, ctx.enrich_poll_s)
         ctx.timings.add(TimingLabel.DRAIN, ms := (time.perf_counter() - start) * 1000)
-        return Enrichment(waited=True, ms=round(ms, 3), drained=bool(result["drained"]),
-                          polls=int(result["polls"]), pending=int(result["pending"]))  # type: ignore[call-overload]
+        return Enrichment(waited=True, ms=round(ms, 3), drained=result["drained"],
+                          polls=result["polls"], pending=result["pending"])
     time.sleep(wait)
     ctx.timings.add(TimingLabel.FIXED_WAIT, ms := (time.perf_counter() - start) * 1000)
     return Enrichment(waited=True, ms=round(ms, 3), fixed_wait_s=wait)

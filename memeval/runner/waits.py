@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, TypedDict
 
 from memeval.engines.base import Engine, HasBacklog
 from memeval.errors import SettleTimeout
@@ -49,8 +49,17 @@ def settle(engine: Engine, written: dict[str, set[str]], timeout_s: float, poll_
         sleep(poll_s)
 
 
+class Drained(TypedDict):
+    """What a drain found: whether the backlog emptied, how often it was read, and the jobs
+    still queued at the last reading."""
+
+    drained: bool
+    polls: int
+    pending: int
+
+
 def drain(engine: HasBacklog, cap_s: float, poll_s: float,
-          sleep: Callable[[float], None] = time.sleep) -> dict[str, object]:
+          sleep: Callable[[float], None] = time.sleep) -> Drained:
     """Wait until the engine's enrichment backlog is empty, at most ``cap_s`` seconds; polls
     after 0.05 s, then twice as long each time up to ``poll_s``. Returns what happened:
     ``{"drained": bool, "polls": n, "pending": last}``.

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from memeval.record import (KPI_GROUPS, Answerer, Better, ClusterInterval, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
+from memeval.record import (KPI_GROUPS, PHASES, Answerer, Better, ClusterInterval, Kpi, KpiGroup, Phase, ProbeResult, ScenarioResult,
                             TenantDerived, TimingLabel, Unit, Usage)
 from memeval.stats.clustered import cluster_mean
 from memeval.score.clusters import SCENARIO, Clustering
@@ -122,7 +122,7 @@ def _residue(p: ProbeResult) -> bool | None:
     return p.invented if p.abstain else _leak(p)
 
 
-BOTH: tuple[Phase, ...] = ("recall", "synthesis")
+BOTH: tuple[Phase, ...] = PHASES
 PROBE_METRICS: tuple[ProbeMetric, ...] = (
     ProbeMetric("accuracy", "pack hit (recall)", "rate", lambda p: p.hit, ("recall",), ranked=True),
     ProbeMetric("accuracy", "pack hit (synthesis)", "rate", lambda p: p.hit, ranked=True),

@@ -35,10 +35,10 @@ def unscored(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, rea
 def blank_result(scenario: str, probe: Probe, phase: Phase, status: ProbeStatus, reason: str | None) -> ProbeResult:
     """A result before anything is measured: the probe as the spec gave it, ``status`` and
     ``reason``, every measured field None (never 0)."""
-    return ProbeResult(scenario=scenario, phase=phase, id=probe.id, route=probe.route, style=probe.style,  # type: ignore[arg-type]
+    return ProbeResult(scenario=scenario, phase=phase, id=probe.id, route=probe.route, style=probe.style,
                        groups=tuple(probe.groups), abstain=probe.abstain, question=probe.question,
                        expect=tuple(probe.expect), accept=tuple(tuple(a) for a in probe.accept),
-                       stale=tuple(probe.stale), forbid=tuple(probe.forbid), match=probe.match,  # type: ignore[arg-type]
+                       stale=tuple(probe.stale), forbid=tuple(probe.forbid), match=probe.match,
                        status=status, reason=reason, hit=None, rank=None, rr=None, section=None, stale_present=None,
                        stale_first=None, fresh_first=None, leak_checked=False, leak=None, leaked=(), invented=None,
                        answer=None, answer_ok=None, llm_answer=None, llm_ok=None, llm_tokens=None, llm_cost_usd=None,

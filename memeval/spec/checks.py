@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator
 from memeval.errors import SpecIssue
 from memeval.spec.yamlload import Marks, Path, render_path
 from memeval.util.suggest import did_you_mean
+from memeval.vocab import ROUTES
 
 
 @dataclass
@@ -189,8 +190,6 @@ def _check_probe(loc: Located, path: Path, probe: dict[str, Any], agents: dict[s
     issues += _check_expectations(loc, path, probe)
     return issues
 
-
-ROUTES = ("ask", "continue", "resume", "brief", "compact")
 
 
 def _probe_thread(loc: Located, path: Path, probe: dict[str, Any], agents: dict[str, list[str | None]],

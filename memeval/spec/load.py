@@ -22,6 +22,7 @@ from memeval.spec.errata import declared, errata_file, parse_errata, resolve
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
+from memeval.vocab import PHASES
 
 
 def read_spec_bytes(path: str) -> bytes:
@@ -231,11 +232,11 @@ def build_scenario(loc: Located, match: str) -> m.Scenario:
     """The typed scenario from its checked raw data (a file's, or a dataset unit's mapping)."""
     scn = loc.data
     tenant = default_tenant(scn)
-    agents = tuple(m.Agent(a["id"], a.get("tenant") or tenant, a.get("role", "")) for a in scn.get("agents", []))
+    agents = tuple(m.Agent(a["id"], _tenant(a, tenant), a.get("role", "")) for a in scn.get("agents", []))
     owners = agent_tenants(scn)
-    docs = tuple(m.Document(d["id"], d.get("tenant") or tenant, d["source"], d["title"], d["text"], d.get("day"))
+    docs = tuple(m.Document(d["id"], _tenant(d, tenant), d["source"], d["title"], d["text"], d.get("day"))
                  for d in scn.get("documents", []))
-    learnings = tuple(m.Learning(x["id"], x.get("tenant") or tenant, x["kind"], x["text"], x.get("confidence"), x.get("day"))
+    learnings = tuple(m.Learning(x["id"], _tenant(x, tenant), x["kind"], x["text"], x.get("confidence"), x.get("day"))
                       for x in scn.get("learnings", []))
     threads = tuple(
         m.Thread(t["id"], str(thread_tenant(t, owners)), t["agent"], t.get("day", 0),
@@ -246,6 +247,14 @@ def build_scenario(loc: Located, match: str) -> m.Scenario:
     line, column = loc.marks.at(loc.base)
     return m.Scenario(scn["scenario"], scn["about"], tuple(scn.get("tenants") or ["main"]), agents, docs,
                       learnings, threads, tuple(scn.get("forget", [])), probes, m.Origin(loc.file, line, column, render_path(loc.base)))
+
+
+def _tenant(rec: dict[str, Any], default: str | None) -> str:
+    """A record's tenant: its own ``tenant:``, else the scenario's only one (the checks refused a
+    record with neither before a scenario is built)."""
+    tenant = rec.get("tenant") or default
+    assert isinstance(tenant, str), "a record without a tenant in a scenario of several passed the checks"
+    return tenant
 
 
 def _seconds(hhmm: str) -> float:
@@ -268,7 +277,7 @@ def _probe(loc: Located, index: int, p: dict[str, Any], owners: dict[str, list[s
         stale=tuple(p.get("stale", [])), forbid=tuple(p.get("forbid", [])), abstain=p.get("abstain", False),
         thread=p.get("thread"), focus=p.get("focus"), dropped=tuple(p["dropped"]) if "dropped" in p else None,
         dropped_roles=p.get("dropped_roles", "all"), heading=p.get("heading"), leak_only=p.get("leak_only", False),
-        groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", ["recall", "synthesis"])),
+        groups=tuple(p.get("groups", [])), phases=tuple(p.get("phases", PHASES)),
         match=p.get("match", match), origin=m.Origin(loc.file, line, column, render_path(loc.base + ("probes", index))),
         category=p.get("category"), evidence=tuple(p.get("evidence", [])), answer_only=p.get("answer_only", False),
         asked_at=p.get("asked_at"), gold=p.get("gold"),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memeval.vocab import (PHASES, DocumentSource, DroppedRoles, LearningKind, Match, Phase,
+                           ProbeGroup, ProbeQuestions, Reply, Route, Style)
+
 
 @dataclass(frozen=True)
 class Origin:
@@ -35,7 +38,7 @@ class Document:
 
     id: str
     tenant: str
-    source: str
+    source: DocumentSource
     title: str
     text: str
     day: int | None = None
@@ -47,7 +50,7 @@ class Learning:
 
     id: str
     tenant: str
-    kind: str
+    kind: LearningKind
     text: str
     confidence: float | None = None
     day: int | None = None
@@ -101,11 +104,11 @@ class Probe:
     """
 
     id: str
-    route: str
+    route: Route
     agent: str
     tenant: str
     question: str
-    style: str
+    style: Style
     expect: tuple[str, ...] = ()
     accept: tuple[tuple[str, ...], ...] = ()
     stale: tuple[str, ...] = ()
@@ -114,12 +117,12 @@ class Probe:
     thread: str | None = None
     focus: str | None = None
     dropped: tuple[int, int] | None = None
-    dropped_roles: str = "all"
+    dropped_roles: DroppedRoles = "all"
     heading: str | None = None
     leak_only: bool = False
-    groups: tuple[str, ...] = ()
-    phases: tuple[str, ...] = ("recall", "synthesis")
-    match: str = "word"
+    groups: tuple[ProbeGroup, ...] = ()
+    phases: tuple[Phase, ...] = PHASES
+    match: Match = "word"
     origin: Origin | None = None
     category: str | None = None
     evidence: tuple[str, ...] = ()
@@ -196,8 +199,8 @@ class AgentOptions:
     """Declared side effects of the scripted agent (see the suite schema): ``probe_questions``
     is ``read_only``, ``isolated`` (logged, then forgotten) or ``kept`` (logged and left)."""
 
-    reply: str = "neutral"
-    probe_questions: str = "read_only"
+    reply: Reply = "neutral"
+    probe_questions: ProbeQuestions = "read_only"
 
 
 @dataclass(frozen=True)
@@ -272,7 +275,7 @@ class Suite:
     defaults: Defaults = field(default_factory=Defaults)
     policy: Policy = field(default_factory=Policy)
     agent: AgentOptions = field(default_factory=AgentOptions)
-    match: str = "word"
+    match: Match = "word"
     llm: dict[str, Any] = field(default_factory=dict)
     gates: dict[str, str] = field(default_factory=dict)
     """CI gates as written: KPI slug → condition (``">= 0.9"``); checked by memeval.report.gates."""

@@ -29,7 +29,8 @@ _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a n
 def schema(name: str) -> dict[str, Any]:
     """The JSON Schema called ``name`` (suite, scenario, engine, matrix, run)."""
     text = resources.files("memeval.spec").joinpath("schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def available_schemas() -> list[str]:
@@ -124,9 +125,9 @@ def _dedupe(issues: list[SpecIssue]) -> list[SpecIssue]:
 def _explain(error: ValidationError) -> Iterator[tuple[Path, bool, str]]:
     """(path, whether to point at the key, message) for one error; may yield several."""
     path: Path = tuple(error.absolute_path)
-    kind, value, inst = error.validator, error.validator_value, error.instance
+    kind, value, inst, where = _parts(error)
     if kind == "additionalProperties" and isinstance(inst, dict):
-        known = error.schema.get("properties", {})
+        known = where.get("properties", {})
         for key in inst:
             if key not in known and not key.startswith("x-"):
                 hint = did_you_mean(key, known)
@@ -140,8 +141,16 @@ def _explain(error: ValidationError) -> Iterator[tuple[Path, bool, str]]:
     yield path, False, _message(error)
 
 
+def _parts(error: ValidationError) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """The error's keyword, its value in the schema, the instance, and the schema object it
+    failed in (jsonschema types each as possibly unset; an error from ``iter_errors`` has them
+    all; a boolean schema reads as an empty one)."""
+    where = error.schema if isinstance(error.schema, dict) else {}
+    return error.validator, error.validator_value, error.instance, where
+
+
 def _message(error: ValidationError) -> str:
-    kind, value, inst = error.validator, error.validator_value, error.instance
+    kind, value, inst, where = _parts(error)
     if kind == "enum":
         return f"{inst!r} is not one of {', '.join(map(str, value))}{did_you_mean(str(inst), map(str, value))}"
     if kind == "type":
@@ -167,7 +176,7 @@ def _message(error: ValidationError) -> str:
         return f"must be {sign} {value}, got {inst!r}"
     if kind == "uniqueItems":
         return "has duplicate entries"
-    if kind == "oneOf" and error.schema.get("oneOf", [{}])[0].get("type") == "string":
+    if kind == "oneOf" and where.get("oneOf", [{}])[0].get("type") == "string":
         return f"expected a string or a list of strings, got {_describe(inst)}"
     if kind == "propertyNames":
         return f"{inst!r} looks like a secret: read secrets from the environment, never from YAML"

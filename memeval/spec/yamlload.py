@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import yaml
@@ -123,11 +124,16 @@ class _Loader(yaml.SafeLoader):
     def compose_node(self, parent: Any, index: Any) -> Any:
         self.composed += 1
         if self.composed > MAX_NODES:
-            raise YamlProblem(*_mark(self.peek_event().start_mark), f"document too large: more than {MAX_NODES} values")
+            raise YamlProblem(*self._next_mark(), f"document too large: more than {MAX_NODES} values")
         return super().compose_node(parent, index)
 
+    def _next_mark(self) -> tuple[int, int]:
+        """The 1-based line and column of the next event."""
+        peek: Callable[[], yaml.Event] = self.peek_event  # PyYAML's stubs leave it unannotated
+        mark = peek().start_mark or self.get_mark()
+        return mark.line + 1, mark.column + 1
 
-_CParser: Any = getattr(yaml, "cyaml", None) and getattr(yaml.cyaml, "CParser", None)  # None without libyaml
+
 
 class _Reread(Exception):
     """The C-parser path found a problem the pure-Python loader words (and locates) itself:
@@ -135,9 +141,10 @@ class _Reread(Exception):
     aliases, values) carry the node's mark, the same on both paths, and are raised as found."""
 
 
-if _CParser is not None:
+if yaml.__with_libyaml__:
+    from yaml._yaml import CParser
 
-    class _FastLoader(yaml.composer.Composer, _CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    class _FastLoader(yaml.composer.Composer, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """Events from libyaml, composed in Python: the composer counts nodes and nesting as the
         events arrive (the C parser keeps its own stack, so deep input cannot recurse in C)."""
 
@@ -145,7 +152,7 @@ if _CParser is not None:
 
         def __init__(self, text: str):
             self.composed, self.depth = 0, 0
-            _CParser.__init__(self, text)
+            CParser.__init__(self, text)
             yaml.composer.Composer.__init__(self)
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)

@@ -42,11 +42,11 @@ def run(probes: list[ProbeResult], label: str = "run", profile: str | None = Non
         usage: Usage | None = None, answers: Answerer | None = None) -> RunRecord:
     """A run record with totals and KPIs derived from ``probes`` by the real code."""
     record = RunRecord(
-        format_version=1, memeval_version="0", label=label, profile=profile, flags=flags or {}, run_id="r",
+        format_version=2, memeval_version="0", label=label, profile=profile, flags=flags or {}, run_id="r",
         created_at="2026-01-01T00:00:00Z", python="3.11",
         suite=SuiteInfo("s", "", "s.yaml", (), "0" * 64, {}),
         engine=EngineSnapshot("e", "0", (), None, (), dict(flags or {}), {}),
-        options=Options("e", (), False, None, None, answers is not None),
+        options=Options("e", (), False, None, None, answers is not None, 1),
         scenarios=tuple(scenarios or ()), probes=tuple(probes), answerer=answers, usage=usage,
         timings={TimingLabel(k): tuple(v) for k, v in (timings or {}).items()})
     return derive(record)

@@ -35,7 +35,7 @@ def mini_run(tmp_path_factory) -> Path:
 def test_run_writes_a_schema_valid_record_and_report(mini_run):
     record = read_run(str(mini_run / "run.json"))
     jsonschema.Draft202012Validator(schema("run")).validate(record.to_json())
-    assert record.format_version == 1 and len(record.suite.sha256) == 64
+    assert record.format_version == 2 and len(record.suite.sha256) == 64
     assert {p.status for p in record.probes} == {"scored"}
     assert all((p.pack or "").startswith(("# Memory", "---")) for p in record.probes)
     assert all(s.cleanup.forgotten for s in record.scenarios)
