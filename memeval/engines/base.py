@@ -368,10 +368,17 @@ class Adapter:
     variable the adapter reads the server's URL from when ``settings`` has no ``url``. When it
     is set memeval starts no server; when memeval starts one it passes ``{"url": ...}`` in the
     settings (``memeval run``) or sets the variable (a sweep's run processes).
+
+    ``starts`` is set by adapters whose engine itself starts a process its settings name (an
+    MCP server over stdio): it returns that argv (None: none), so memeval can refuse a
+    definition it must not trust and ``plan`` can show the command. ``describe`` says, from
+    the settings alone (no I/O), what the engine will connect to and how, for ``plan``.
     """
 
     create: Callable[[Mapping[str, Any]], Engine]
     url_env: str | None = None
+    starts: Callable[[Mapping[str, Any]], tuple[str, ...] | None] | None = None
+    describe: Callable[[Mapping[str, Any]], str] | None = None
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:
