@@ -10,7 +10,8 @@ Settings (one of ``command`` or ``url``):
 - ``answers``: ``json`` (default: every answer must be JSON, else an engine error) or ``text``
   (lines matched to the items this engine wrote, for servers that answer in prose);
 - ``tenant_template``: how a memeval tenant becomes the server's tenant argument (default
-  ``{tenant}``); ``timeout_s`` (default 30): the deadline of every call; ``overfetch`` (default
+  ``{tenant}``); ``timeout_s`` (default 30): the deadline of every call, ``start_timeout_s``
+  (default 120) that of starting and initialising the server; ``overfetch`` (default
   4): how many times ``limit`` a search asks for when the node filter is applied here.
 
 Secrets never sit in the definition: ``${NAME}`` in ``url``, ``headers`` and ``env`` values is
@@ -35,9 +36,11 @@ from memeval.secrets import remember
 from memeval.suggest import did_you_mean
 
 SETTINGS = ("command", "url", "env", "headers", "cwd", "tools", "args", "answers", "tenant_template", "timeout_s",
-            "overfetch")
+            "start_timeout_s", "overfetch")
 DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_START_TIMEOUT_S = 120.0
 DEFAULT_OVERFETCH = 4
+_PLAIN = re.compile(r"[\w{}./:=@%+,-]+")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -52,6 +55,7 @@ class McpConfig:
     answers: str = "json"
     tenant_template: str = "{tenant}"
     timeout_s: float = DEFAULT_TIMEOUT_S
+    start_timeout_s: float = DEFAULT_START_TIMEOUT_S
     overfetch: int = DEFAULT_OVERFETCH
     shown: Mapping[str, Any] = field(default_factory=dict)
 
@@ -83,6 +87,7 @@ def read_config(settings: Mapping[str, Any], environ: Mapping[str, str]) -> McpC
         raise UsageError("mcp engine: tenant_template must contain {tenant}")
     return McpConfig(_transport(settings, environ), tools, args, answers, template,
                      _number(settings.get("timeout_s", DEFAULT_TIMEOUT_S), "timeout_s"),
+                     _number(settings.get("start_timeout_s", DEFAULT_START_TIMEOUT_S), "start_timeout_s"),
                      int(_number(settings.get("overfetch", DEFAULT_OVERFETCH), "overfetch")),
                      {k: v for k, v in settings.items() if k in ("command", "url", "headers", "env", "cwd")})
 
@@ -96,8 +101,11 @@ def starts(settings: Mapping[str, Any]) -> tuple[str, ...] | None:
 def describe(settings: Mapping[str, Any]) -> str:
     """What ``memeval plan`` says: the transport, and the tools named or left to discovery."""
     argv = starts(settings)
-    where = f"starts `{shlex.join(argv)}` (MCP over stdio; stopped when the run ends)" if argv else \
-        f"connects to {settings.get('url')} (MCP over streamable HTTP)"
+    if argv is None and "url" not in settings:
+        return "no server yet: give settings.command (stdio) or settings.url (streamable HTTP), or --server CMD"
+    shown = " ".join(a if _PLAIN.fullmatch(a) else shlex.quote(a) for a in argv or ())
+    where = f"starts `{shown}` (MCP over stdio; stopped when the run ends)" if argv else \
+        f"connects to {settings['url']} (MCP over streamable HTTP)"
     named = settings.get("tools") or {}
     tools = ", ".join(f"{c}={named[c]}" for c in CALLS if c in named)
     rest = [c for c in CALLS if c not in named]

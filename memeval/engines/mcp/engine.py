@@ -102,7 +102,7 @@ class McpEngine:
         answer = self._call(binding, tenant=self._tenant(tenant), limit=limit,
                             cursor=(offset if offset is not None else cursor) or None)
         records, value = self._records(binding, answer)
-        items = tuple(item for item, _ in self._items(tenant, records))
+        items = tuple(item for item, _ in self._items(binding, tenant, records))
         if offset is not None:
             return ListPage(items, str(offset + len(records)) if len(records) >= limit else None)
         try:
@@ -125,7 +125,7 @@ class McpEngine:
         records, _ = self._records(binding, answer)
         hits: list[Hit] = []
         seen: set[str] = set()
-        for item, score in self._items(request.tenant, records):
+        for item, score in self._items(binding, request.tenant, records):
             if item.id in seen or not node_matches(item.node, request.nodes):
                 continue
             seen.add(item.id)
@@ -195,14 +195,14 @@ class McpEngine:
         except Malformed as err:
             raise EngineError(f"MCP tool {binding.tool}: {err}") from None
 
-    def _items(self, tenant: str, records: list[Record]) -> list[tuple[MemoryItem, float | None]]:
+    def _items(self, binding: Binding, tenant: str, records: list[Record]) -> list[tuple[MemoryItem, float | None]]:
         """Each record as an item: from its envelope, else by text from this engine's writes."""
         found: list[tuple[MemoryItem, float | None]] = []
         for record in records:
             try:
                 item = item_of(tenant, record)
             except Malformed as err:
-                raise EngineError(f"MCP server answered a broken memory: {err}") from None
+                raise EngineError(f"MCP tool {binding.tool}: {err}") from None
             item = item or self._by_text(tenant, record.text)
             if item is not None:
                 found.append((item, record.score))

@@ -74,7 +74,7 @@ class McpSession:
     """One open MCP client session (see the module docstring); safe to call from many threads."""
 
     def __init__(self, transport: Stdio | Http, timeout_s: float) -> None:
-        """Prefer :meth:`open`, which also connects."""
+        """Prefer :meth:`open`, which also connects. ``timeout_s`` is the deadline of each call."""
         self.transport, self.timeout_s = transport, timeout_s
         self.tools: tuple[ToolSpec, ...] = ()
         self.server: str | None = None
@@ -86,26 +86,27 @@ class McpSession:
         self._holder: concurrent.futures.Future[None] | None = None
 
     @classmethod
-    def open(cls, transport: Stdio | Http, timeout_s: float) -> McpSession:
-        """Connect, initialise and list the tools.
+    def open(cls, transport: Stdio | Http, timeout_s: float, start_timeout_s: float) -> McpSession:
+        """Connect, initialise and list the tools, within ``start_timeout_s``.
 
         Raises:
             EngineError: the server could not start, or did not initialise or list its tools
-                within ``timeout_s`` (everything started is stopped first).
+                in time (everything started is stopped first).
         """
         session = cls(transport, timeout_s)
         session._thread.start()
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
         session._holder = asyncio.run_coroutine_threadsafe(session._hold(ready), session._loop)
         try:
-            ready.result(timeout_s)
+            ready.result(start_timeout_s)
+            return session
         except concurrent.futures.TimeoutError:
-            session.close()
-            raise EngineError(f"MCP server did not initialise within {timeout_s:g} s{session._tail()}") from None
+            reason = f"MCP server did not initialise within {start_timeout_s:g} s"
         except Exception as err:
-            session.close()
-            raise EngineError(f"MCP server cannot be reached: {_one_line(err)}{session._tail()}") from None
-        return session
+            reason = f"MCP server cannot be reached: {_one_line(err)}"
+        tail = session._tail()
+        session.close()
+        raise EngineError(reason + tail)
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Answer:
         """Call ``tool`` and return its answer.
