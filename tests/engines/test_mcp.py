@@ -184,3 +184,61 @@ def test_a_server_that_cannot_start_is_an_engine_error() -> None:
 def test_bad_settings_are_usage_errors(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=message):
         create(settings)
+
+
+@pytest.fixture
+def keyed_tiny(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """The tiny server over HTTP, requiring ``KEY`` in a header and in the URL; its port and log."""
+    port, log = free_port(), tmp_path / "requests.jsonl"
+    process = subprocess.Popen([sys.executable, TINY, "ok", "--http", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env={**os.environ, "TINY_KEY": KEY, "TINY_LOG": str(log)})
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None
+                time.sleep(0.05)
+        log.write_text("")
+        yield port, log
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def run_keyed(tmp_path: Path, port: int, key: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    definition = tmp_path / "keyed.yaml"
+    definition.write_text(json.dumps({"engine": "keyed", "adapter": "mcp", "settings": {
+        "url": f"http://127.0.0.1:{port}/mcp?access=${{MCP_ACCESS}}",
+        "headers": {"Authorization": "Bearer ${MCP_ACCESS}"}}}))
+    out = tmp_path / "run"
+    done = subprocess.run([*MEMEVAL, "run", "specs/agent-memory.yaml", "--only", "brain_lookup", "--engine",
+                           str(definition), "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "MCP_ACCESS": key})
+    return done, out
+
+
+@pytest.mark.slow
+def test_a_key_from_the_environment_reaches_only_the_named_host_and_no_output(tmp_path: Path,
+                                                                           keyed_tiny: tuple[int, Path]) -> None:
+    port, log = keyed_tiny
+    done, out = run_keyed(tmp_path, port, KEY)
+    assert done.returncode in (0, 1), done.stderr
+    requests = [json.loads(line) for line in log.read_text().splitlines()]
+    assert requests and all(r["headers"]["authorization"] == f"Bearer {KEY}" for r in requests)
+    assert {r["headers"]["host"] for r in requests} == {f"127.0.0.1:{port}"}
+    record = json.loads((out / "run.json").read_text())
+    assert record["engine"]["settings"]["url"].endswith("access=${MCP_ACCESS}")
+    for text in (done.stdout, done.stderr, *(p.read_text() for p in out.iterdir() if p.is_file())):
+        assert KEY not in text
+
+
+@pytest.mark.slow
+def test_a_refused_key_is_an_engine_error_that_does_not_quote_it(tmp_path: Path,
+                                                                 keyed_tiny: tuple[int, Path]) -> None:
+    port, _ = keyed_tiny
+    wrong = "mcp-planted-WRONG-9c4e71aa30"
+    done, _ = run_keyed(tmp_path, port, wrong)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert wrong not in done.stdout + done.stderr and "MCP server" in done.stderr

@@ -226,6 +226,9 @@ async def _list_tools(session: Any) -> tuple[ToolSpec, ...]:
 
 
 def _one_line(err: object) -> str:
+    """The error as one masked line; a task group's error is the first error inside it."""
+    while isinstance(err, BaseExceptionGroup) and err.exceptions:
+        err = err.exceptions[0]
     text = " ".join(str(err).split()) or type(err).__name__
     return mask(text[:400])
 
