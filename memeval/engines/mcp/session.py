@@ -25,7 +25,7 @@ import tempfile
 import threading
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any, TextIO
 
 from memeval.errors import EngineError
 from memeval.secrets import mask
@@ -78,7 +78,7 @@ class McpSession:
         self.transport, self.timeout_s = transport, timeout_s
         self.tools: tuple[ToolSpec, ...] = ()
         self.server: str | None = None
-        self._errlog: IO[str] = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        self._errlog: TextIO = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="memeval-mcp", daemon=True)
         self._session: Any = None
