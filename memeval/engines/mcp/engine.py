@@ -3,7 +3,9 @@
 Each call goes to the tool :mod:`memeval.engines.mcp.tools` bound to it. Items read back whole
 from a server that keeps the metadata a write sends (:mod:`memeval.engines.mcp.records`);
 from one that does not, a memory is matched by its text to the items this engine wrote in that
-tenant, and memories it did not write are skipped (they are not memeval's items).
+tenant (forgotten ones included, so a server that keeps what it was told to forget shows it),
+and memories it did not write are skipped (they are not memeval's items). A page lists an item
+once however often the server repeats it.
 
 - ``write`` sends the text, the tenant (``tenant_template`` applied) and the metadata; on a
   server that cannot keep the item's id, a second write of an item this engine already wrote
@@ -50,6 +52,7 @@ class McpEngine:
         self._session, self._bound, self._config = session, dict(bindings), config
         self._keeps_items = "metadata" in bindings["write"].args
         self._logs: dict[str, ItemLog] = {}
+        self._ever: dict[str, dict[str, MemoryItem]] = {}  # never pruned: a forgotten item still listed must show
         self._server_ids: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
 
@@ -81,6 +84,7 @@ class McpEngine:
         with self._lock:
             if item.id not in log:
                 log.add(item)
+            self._ever.setdefault(item.tenant, {})[item.id] = item
             if server_id is not None:
                 self._server_ids[(item.tenant, item.id)] = server_id
         return WriteReceipt(item.id, replayed=isinstance(value, dict) and value.get("replayed") is True)
@@ -102,9 +106,11 @@ class McpEngine:
         answer = self._call(binding, tenant=self._tenant(tenant), limit=limit,
                             cursor=(offset if offset is not None else cursor) or None)
         records, value = self._records(binding, answer)
-        items = tuple(item for item, _ in self._items(binding, tenant, records))
-        if offset is not None:
-            return ListPage(items, str(offset + len(records)) if len(records) >= limit else None)
+        found = self._items(binding, tenant, records)
+        items = tuple({item.id: item for item, _ in found}.values())
+        if offset is not None:  # a text answer's lines that are no memory (a heading) do not count
+            served = len(records) if self._config.answers == "json" else len(found)
+            return ListPage(items, str(offset + served) if served >= limit else None)
         try:
             return ListPage(items, cursor_of(value))
         except Malformed as err:
@@ -211,8 +217,7 @@ class McpEngine:
     def _by_text(self, tenant: str, text: str) -> MemoryItem | None:
         wanted = " ".join(text.split())
         with self._lock:
-            log = self._logs.get(tenant)
-            for item in log.newest() if log else ():
+            for item in reversed(self._ever.get(tenant, {}).values()):
                 own = " ".join(item.text.split())
                 if own == wanted or (own[:MATCH_CHARS] and own[:MATCH_CHARS] in wanted):
                     return item
