@@ -76,6 +76,7 @@ _OPTIONS: tuple[tuple[str, str, Callable[[str], Any], str | None, str], ...] = (
     ("--capabilities", "FAKE_CORTEX_CAPABILITIES", str, ",".join(CAPABILITIES), "comma-separated capabilities"),
     ("--data", "FAKE_CORTEX_DATA", Path, None, "JSON state file kept across restarts"),
     ("--storm-every", "FAKE_CORTEX_STORM_EVERY", count, "0", "answer every K-th request 429; 0 = off"),
+    ("--wire", "FAKE_CORTEX_WIRE", str, "0.10", "recall wire: 0.10, or 0.12 (diagnostics, context_block)"),
 )
 _SWITCHES = (
     ("--hosted", "FAKE_CORTEX_HOSTED", "serve the hosted TinyHumans memory/* API instead of v1/*"),
@@ -143,6 +144,7 @@ def config_from_args(
             flags=flags_from_env(environ),
             data_file=ns.data,
             faults=faults,
+            wire=ns.wire,
         )
     except ValueError as err:
         parser.error(str(err))
