@@ -165,6 +165,7 @@ def test_forgetting_probes_are_unsupported_through_a_server_without_delete(tmp_p
     assert forgetting and all(p["status"] == "unsupported" for p in forgetting)
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_start_is_an_engine_error() -> None:
     with pytest.raises(EngineError, match="MCP server"):
         create({"command": [sys.executable, "-c", "import sys; sys.exit(4)"], "timeout_s": 20})
