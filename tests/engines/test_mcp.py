@@ -4,10 +4,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -243,3 +246,45 @@ def test_a_refused_key_is_an_engine_error_that_does_not_quote_it(tmp_path: Path,
     done, _ = run_keyed(tmp_path, port, wrong)
     assert done.returncode == 3, done.stdout + done.stderr
     assert wrong not in done.stdout + done.stderr and "MCP server" in done.stderr
+
+
+class _Logged(http.server.BaseHTTPRequestHandler):
+    """Answers every request with ``self.server.reply`` (status, headers); logs what came."""
+
+    def _answer(self) -> None:
+        self.server.seen.append((self.path, dict(self.headers)))  # type: ignore[attr-defined]
+        status, headers = self.server.reply  # type: ignore[attr-defined]
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_DELETE = _answer
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def logged_server(status: int, headers: dict[str, str]) -> Iterator[tuple[str, list[Any]]]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Logged)
+    server.seen, server.reply = [], (status, headers)  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", server.seen  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_redirect_to_another_host_never_carries_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_ACCESS", KEY)
+    with logged_server(200, {}) as (elsewhere, seen_there), \
+            logged_server(307, {"Location": f"{elsewhere}/mcp"}) as (named, seen_named):
+        with pytest.raises(EngineError) as raised:  # the named host sends every request to another port
+            create({"url": f"{named}/mcp", "headers": {"Authorization": "Bearer ${MCP_ACCESS}"}})
+    assert seen_named and all(h.get("Authorization") == f"Bearer {KEY}" for _, h in seen_named)
+    assert seen_there == []
+    assert KEY not in str(raised.value)
