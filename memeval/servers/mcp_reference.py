@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from memeval.engines.base import Hit, MemoryItem, RecallRequest
 from memeval.engines.mcp.records import ENVELOPE, Record, item_metadata, item_of
-from memeval.errors import EngineError, MemevalError, UsageError
+from memeval.errors import MemevalError, exit_code
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -123,12 +123,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 
     try:
         engine = create({"embedder": args.embedder, **({"path": args.path} if args.path else {})})
-    except UsageError as err:
+    except MemevalError as err:  # a bad setting (2) or a saved tenant that cannot be read (3)
         print(f"{parser.prog}: {err}", file=sys.stderr)
-        return 2
-    except EngineError as err:
-        print(f"{parser.prog}: {err}", file=sys.stderr)
-        return 3
+        return exit_code(err.outcome)
     server = build_server(engine)
     try:
         if args.http is None:
