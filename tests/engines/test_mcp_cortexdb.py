@@ -8,10 +8,12 @@ make it); without it these tests are skipped, saying so.
 What they pin down is the state of that pairing, found by running it: on the fake's 0.12 wire
 every contract passes but two, and each of those two is the server's doing (its delete keeps
 the event; CortexDB lists every event twice and cortexdb-mcp pages by offset through the
-copies). On the 0.10 wire its search is refused."""
+copies). On the 0.10 wire its search is refused, as is the default recall of the official SDK
+(``cortexdbai`` 0.12, when installed in the same virtualenv), which the 0.12 wire serves."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -62,3 +64,36 @@ def test_cortexdb_mcp_through_the_generic_engine(fake: tuple[RunningServer, str]
     assert "forget of a stored item reported 0 removed" in done.stdout
     assert "SKIP  erase empties a tenant: no erase capability" in done.stdout
     assert "twice" in done.stdout
+
+
+SDK_CALLS = """
+import json, sys
+from cortexdb.v1.client import V1Client
+from cortexdb.v1.exceptions import V1APIError
+client = V1Client(sys.argv[1], bearer=sys.argv[2], actor="user:local")  # the fake key's caller
+scope = "app:memeval/project:sdk"
+out = {"version": client.version()}
+client.experience(scope, text="The zircon badge opens the north door.", wait="indexed")
+try:
+    out["context_block"] = client.recall(scope, query="zircon badge").get("context_block")
+except V1APIError as err:
+    out["refused"] = str(err)
+print(json.dumps(out))
+"""
+
+
+def test_the_official_sdk_s_default_recall_works_on_the_newer_wire_only(fake: tuple[RunningServer, str]) -> None:
+    """cortexdbai 0.12 (installed beside cortexdb-mcp) as a client of the fake: its default recall
+    sends ``diagnostics``, which only the 0.12 wire accepts."""
+    server, wire = fake
+    python = os.path.join(os.path.dirname(COMMAND), "python")
+    if subprocess.run([python, "-c", "import cortexdb.v1"], capture_output=True).returncode:
+        pytest.skip(f"cortexdbai is not installed beside {COMMAND}")
+    done = subprocess.run([python, "-c", SDK_CALLS, server.url, KEY], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["version"]["wire"] == wire
+    if wire == "0.10":
+        assert "unknown recall field(s) diagnostics" in seen["refused"]
+    else:
+        assert seen["context_block"].endswith("[user] The zircon badge opens the north door.")
