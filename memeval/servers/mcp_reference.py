@@ -21,6 +21,7 @@ engine's settings.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -127,6 +128,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"{parser.prog}: {err}", file=sys.stderr)
         return exit_code(err.outcome)
     server = build_server(engine)
+    # SIGTERM (how an MCP client or a supervisor stops a server) unwinds like Ctrl-C, so the
+    # tenants of --path are saved by engine.close() below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         if args.http is None:
             server.run("stdio")

@@ -4,6 +4,7 @@ check-engine's --server, and ``memeval serve mcp``'s usage errors."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,42 @@ def test_serve_mcp_usage_errors_exit_2(args: list[str]) -> None:
     done = subprocess.run([*MEMEVAL, "serve", "mcp", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "memeval serve mcp" in done.stderr
+
+
+@pytest.mark.slow
+def test_serve_mcp_saves_its_tenants_when_terminated(tmp_path: Path) -> None:
+    """Written over HTTP, stopped with SIGTERM, reopened: the memory is still there."""
+    import httpx
+
+    from memeval.engines.base import MemoryItem, RecallRequest
+    from memeval.engines.mcp import create
+    from memeval.engines.server import free_port
+
+    def serve() -> tuple[subprocess.Popen[str], str]:
+        port = free_port()
+        process = subprocess.Popen([*MEMEVAL, "serve", "mcp", "--http", str(port), "--embedder", "none", "--path",
+                                    str(tmp_path / "kept")], cwd=ROOT, stderr=subprocess.DEVNULL, text=True)
+        for _ in range(1200):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
+                return process, f"http://127.0.0.1:{port}/mcp"
+            except httpx.TransportError:
+                assert process.poll() is None
+                time.sleep(0.05)
+        raise AssertionError("serve mcp did not listen")
+
+    written = MemoryItem("t", "learnings", "learning", "The zircon badge opens the north door.")
+    process, url = serve()
+    engine = create({"url": url})
+    engine.write(written)
+    engine.close()
+    process.terminate()
+    assert process.wait(60) == 0
+    process, url = serve()
+    try:
+        engine = create({"url": url})
+        assert [h.item for h in engine.recall(RecallRequest("t", ("learnings",), "zircon", 3))] == [written]
+        engine.close()
+    finally:
+        process.terminate()
+        process.wait(60)
