@@ -1,7 +1,7 @@
 """``memeval serve fake-cortex|mock-inference|mcp``: run a loopback server in the foreground.
 
 The options are the servers' own (``memeval serve fake-cortex --help``); this layer only
-passes them through, so the module command lines (``python -m memeval.servers.fake_cortex``)
+passes them through, so the module command lines (``python -m memeval.servers.fake_cortex.server``)
 and these stay one thing. Both bind ``--host`` (default 127.0.0.1) and ``--port`` (default 0,
 a free port), print ``<name> listening on <url>``, and stop cleanly on SIGTERM or Ctrl-C.
 ``memeval serve mcp`` is memeval's reference engine as an MCP server (stdio, or ``--http PORT``;
@@ -13,7 +13,9 @@ from __future__ import annotations
 import click
 
 from memeval.errors import Outcome
-from memeval.servers import fake_cortex, mcp_reference, mock_inference
+from memeval.servers import mcp_reference
+from memeval.servers.fake_cortex import server as fake_cortex
+from memeval.servers.mock_inference import server as mock_inference
 
 _PASS_THROUGH = {"ignore_unknown_options": True, "help_option_names": []}
 

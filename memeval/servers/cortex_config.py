@@ -5,7 +5,7 @@ once at start and reported by ``GET v1/admin/version`` as ``flags``, so a sweep 
 which profile a server runs. Three of them change behaviour:
 
 - ``CORTEX_BITEMPORAL_MODE`` (``off`` | ``shadow`` | ``enforce``, default ``shadow``): see
-  :mod:`memeval.servers.cortex_beliefs`;
+  :mod:`memeval.servers.fake_cortex.beliefs`;
 - ``CORTEX_SALIENCE_WEIGHT`` (default 0.10): above 0.2 newer events get a small recall boost;
 - ``CORTEX_ENRICHMENT_SCOPE_QUIET_MS`` (default 0): enrichment of an event waits that long.
 

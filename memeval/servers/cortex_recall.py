@@ -25,11 +25,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_ops import require_scope
-from memeval.servers.cortex_store import Belief, Fact, Pack, within
+from memeval.servers.fake_cortex.core import Core
+from memeval.servers.fake_cortex.ops import require_scope
+from memeval.servers.fake_cortex.store import Belief, Fact, Pack, within
 from memeval.servers.httpjson import HttpError
-from memeval.servers.mock_models import approx_tokens
+from memeval.servers.mock_inference.models import approx_tokens
 
 RECALL_KEYS = frozenset({"scope", "query", "budgets", "view", "include", "temporal", "filters"})
 NEWER_RECALL_KEYS = frozenset({"diagnostics"})  # the 0.12 wire (see cortex_config.WIRES)

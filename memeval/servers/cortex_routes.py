@@ -1,7 +1,7 @@
 """The direct CortexDB API of the fake: ``v1/...`` routes behind a bearer key (wire notes 1, 2).
 
 Errors are ``{"error_code": CODE, "message": text}``. ``v1/admin/health`` and
-``v1/admin/ready`` need no key; ``v1/_fake/faults`` (see :mod:`memeval.servers.cortex_faults`)
+``v1/admin/ready`` need no key; ``v1/_fake/faults`` (see :mod:`memeval.servers.fake_cortex.faults`)
 needs none and is never faulted. An ``X-Cortex-Actor`` header other than ``user:local`` is
 401 ``ACTOR_MISMATCH``. A known path with another method is 405, anything else 404.
 """
@@ -14,14 +14,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from memeval.servers import cortex_beliefs as beliefs
-from memeval.servers import cortex_forget as forgetting
-from memeval.servers import cortex_ops as ops
-from memeval.servers import cortex_recall as recalling
-from memeval.servers.cortex_config import VERSION
-from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_enrich import EnrichmentWorker
-from memeval.servers.cortex_faults import CONTROL_PATH, RESET, Injected
+from memeval.servers.fake_cortex import beliefs
+from memeval.servers.fake_cortex import forget as forgetting
+from memeval.servers.fake_cortex import ops
+from memeval.servers.fake_cortex import recall as recalling
+from memeval.servers.fake_cortex.config import VERSION
+from memeval.servers.fake_cortex.core import Core
+from memeval.servers.fake_cortex.enrich import EnrichmentWorker
+from memeval.servers.fake_cortex.faults import CONTROL_PATH, RESET, Injected
 from memeval.servers.httpjson import Call, HttpError, Reply, retry_after
 
 Route = Callable[[Core, Call], Reply]
@@ -126,7 +126,7 @@ HANG_S = 3600.0
 
 
 def garble(reply: Reply, mode: str) -> Reply:
-    """``reply`` spoiled as ``mode`` says (see :class:`~memeval.servers.cortex_config.GarbleRule`)."""
+    """``reply`` spoiled as ``mode`` says (see :class:`~memeval.servers.fake_cortex.config.GarbleRule`)."""
     data = json.dumps(reply.body).encode()
     if mode == "truncated":
         return replace(reply, raw=data[:max(1, len(data) // 2)])

@@ -7,17 +7,17 @@ forget and erasure traps, enrichment deriving facts in the background, belief bu
 contested claims and conflicts (503 when ``CORTEX_BITEMPORAL_MODE=off``), usage with fake
 prices, the ``CORTEX_*`` flags reported by ``v1/admin/version``, fault knobs, and the hosted
 TinyHumans shape (``--hosted``). It does NOT model retrieval quality: ranking counts query
-keywords (:mod:`memeval.servers.cortex_recall`) and answers are extractive.
+keywords (:mod:`memeval.servers.fake_cortex.recall`) and answers are extractive.
 
 Run::
 
-    python -m memeval.servers.fake_cortex --port 0 [--hosted] [--index-delay S] [--data FILE]
+    python -m memeval.servers.fake_cortex.server --port 0 [--hosted] [--index-delay S] [--data FILE]
 
 It prints ``fake-cortex listening on http://127.0.0.1:PORT`` once ready and serves until
 SIGTERM or SIGINT. Every option also has an environment default (see ``--help``); keys come
 from ``CORTEX_API_KEY`` (direct) and ``TINYHUMANS_API_KEY`` (hosted). Fault knobs can be
 changed on the live process through ``POST v1/_fake/faults``
-(:mod:`memeval.servers.cortex_faults`).
+(:mod:`memeval.servers.fake_cortex.faults`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from memeval.servers.cortex_config import (
+from memeval.servers.fake_cortex.config import (
     CAPABILITIES,
     DEFAULT_API_KEY,
     DEFAULT_HOSTED_KEY,
@@ -37,11 +37,11 @@ from memeval.servers.cortex_config import (
     FaultSettings,
     flags_from_env,
 )
-from memeval.servers.cortex_core import Core
-from memeval.servers.cortex_faults import Faults, parse_fail_option, parse_reset_option
-from memeval.servers.cortex_routes import CortexApp
-from memeval.servers.cortex_store import Store
-from memeval.servers.hosted import HostedApp
+from memeval.servers.fake_cortex.core import Core
+from memeval.servers.fake_cortex.faults import Faults, parse_fail_option, parse_reset_option
+from memeval.servers.fake_cortex.routes import CortexApp
+from memeval.servers.fake_cortex.store import Store
+from memeval.servers.fake_cortex.hosted import HostedApp
 from memeval.servers.httpjson import JsonHTTPServer, count, option_type, port, run_in_foreground, seconds
 
 NAME = "fake-cortex"
@@ -162,4 +162,4 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(prog="python -m memeval.servers.fake_cortex"))
+    sys.exit(main(prog="python -m memeval.servers.fake_cortex.server"))

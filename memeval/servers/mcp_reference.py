@@ -33,7 +33,7 @@ from memeval.errors import MemevalError, exit_code
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from memeval.engines.reference import ReferenceEngine
+    from memeval.engines.reference.engine import ReferenceEngine
 
 NAME = "memeval-reference"
 EVERY_NODE = ("learnings", "source:", "agent:")
@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if args.http is not None and not 0 < args.http < 65536:
         parser.error("--http takes a port number from 1 to 65535")
-    from memeval.engines.reference import create
+    from memeval.engines.reference.engine import create
 
     try:
         engine = create({"embedder": args.embedder, **({"path": args.path} if args.path else {})})

@@ -33,7 +33,7 @@ from memeval.engines.mcp.session import Http, Stdio
 from memeval.engines.mcp.tools import CALLS
 from memeval.errors import UsageError
 from memeval.secrets import remember
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 SETTINGS = ("command", "url", "env", "headers", "cwd", "tools", "args", "answers", "tenant_template", "timeout_s",
             "start_timeout_s", "overfetch")
