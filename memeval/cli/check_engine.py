@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from memeval.engines.conformance import DEFAULT_SETTLE_S, run_checks
-from memeval.spec.engine_def import resolve_engine
+from memeval.spec.engine_def import resolve_engine, with_command
 from memeval.engines.server import engine_server
 from memeval.errors import GateFailed
 
@@ -14,7 +14,10 @@ from memeval.errors import GateFailed
 @click.argument("engine")
 @click.option("--settle-s", type=click.FloatRange(min=0), default=DEFAULT_SETTLE_S, show_default=True,
               help="How long a write may take to be listed.")
-def command(engine: str, settle_s: float) -> None:
+@click.option("--server", "server_cmd", metavar="CMD",
+              help="The command that starts the engine's server (e.g. an MCP server over stdio: "
+                   "check-engine mcp --server 'memeval serve mcp'); for adapters that start one themselves.")
+def command(engine: str, settle_s: float, server_cmd: str | None) -> None:
     """Check that ENGINE (a definition name as --engine takes it, or its YAML file) keeps every
     engine contract: one PASS / FAIL / SKIP line per contract. Exit 0 when all pass, 1 when a
     contract fails, 3 when the engine is unreachable.
@@ -22,7 +25,7 @@ def command(engine: str, settle_s: float) -> None:
     A definition with a server: block has its server started for the check, as memeval run does.
     A failed contract raises GateFailed (exit 1) once every contract has been printed.
     """
-    engine_def = resolve_engine(engine)
+    engine_def = with_command(resolve_engine(engine), server_cmd)
     with engine_server(engine_def) as overrides:
         built = engine_def.create(overrides)
         try:

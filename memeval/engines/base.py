@@ -370,11 +370,18 @@ class Adapter:
     settings (``memeval run``) or sets the variable (a sweep's run processes). ``concurrent``:
     one engine it creates may be called from several threads at once (``memeval run --jobs N``
     runs scenarios on N threads only for such adapters).
+
+    ``starts`` is set by adapters whose engine itself starts a process its settings name (an
+    MCP server over stdio): it returns that argv (None: none), so memeval can refuse a
+    definition it must not trust and ``plan`` can show the command. ``describe`` says, from
+    the settings alone (no I/O), what the engine will connect to and how, for ``plan``.
     """
 
     create: Callable[[Mapping[str, Any]], Engine]
     url_env: str | None = None
     concurrent: bool = False
+    starts: Callable[[Mapping[str, Any]], tuple[str, ...] | None] | None = None
+    describe: Callable[[Mapping[str, Any]], str] | None = None
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:

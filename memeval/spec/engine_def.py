@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import replace
 
 import memeval
-from memeval.engines import adapters
+from memeval.engines import adapters, load_adapter
+from memeval.engines.base import Adapter
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import adapter_url_env
 from memeval.errors import SpecError, UsageError
@@ -55,10 +57,11 @@ def resolve_engine(name: str, suite_path: str | None = None) -> EngineDef:
         candidate = os.path.join(folder, f"{name}.yaml")
         if os.path.exists(candidate):
             found = load_engine_def(candidate)
-            if found.server is not None and not trusted:
+            started = _started(found)
+            if started is not None and not trusted:
                 shown = os.path.relpath(candidate)
                 raise UsageError(f"--engine {name}: {shown} lies next to the suite and starts a process "
-                                 f"(`{_argv(found.server['start'])}`); memeval starts only what ships with it or "
+                                 f"(`{_argv(started)}`); memeval starts only what ships with it or "
                                  f"what you name by path: --engine {shown} if you trust it")
             return found
     if name in adapters():
@@ -67,9 +70,35 @@ def resolve_engine(name: str, suite_path: str | None = None) -> EngineDef:
     raise UsageError(f"--engine: unknown engine {name!r}{did_you_mean(name, known)}; known: {', '.join(known)}")
 
 
+def with_command(engine: EngineDef, command: str | None) -> EngineDef:
+    """``engine`` with its ``command`` setting replaced by ``command`` (split as a shell would,
+    never run through one); ``engine`` itself when ``command`` is None.
+
+    Raises:
+        UsageError: the command is empty or unbalanced, or the adapter does not start a server
+            from a command.
+    """
+    if command is None:
+        return engine
+    adapter = _adapter(engine.adapter)
+    if adapter is None or adapter.starts is None:
+        raise UsageError(f"--server: adapter {engine.adapter} does not start a server from a command")
+    try:
+        argv = shlex.split(command)
+    except ValueError as err:
+        raise UsageError(f"--server: {err}") from None
+    if not argv:
+        raise UsageError("--server: the command is empty")
+    settings = {k: v for k, v in engine.settings.items() if k != "url"}
+    return replace(engine, settings={**settings, "command": argv})
+
+
 def describe_engine(engine: EngineDef) -> str:
     """One line: the engine, where its definition is, and the command it starts (if any)."""
     where = os.path.relpath(engine.file) if engine.file else "built-in adapter"
+    adapter = _adapter(engine.adapter)
+    if engine.server is None and adapter is not None and adapter.describe is not None:
+        return f"engine {engine.name} ({where}): adapter {engine.adapter}, {adapter.describe(engine.settings)}"
     if engine.server is None:
         return f"engine {engine.name} ({where}): adapter {engine.adapter}, starts no process"
     cwd = engine.server.get("cwd")
@@ -77,6 +106,26 @@ def describe_engine(engine: EngineDef) -> str:
     url_env = adapter_url_env(engine.adapter)
     unless = f" unless {url_env} is set" if url_env else ""
     return f"engine {engine.name} ({where}): adapter {engine.adapter}, starts `{_argv(engine.server['start'])}`{folder}{unless}"
+
+
+def _started(engine: EngineDef) -> list[str] | None:
+    """The argv the definition starts: its server block's, else the one its adapter starts from
+    the settings (an MCP server over stdio); None when it starts nothing."""
+    if engine.server is not None:
+        return list(engine.server["start"])
+    adapter = _adapter(engine.adapter)
+    argv = adapter.starts(engine.settings) if adapter is not None and adapter.starts is not None else None
+    return list(argv) if argv is not None else None
+
+
+def _adapter(name: str) -> Adapter | None:
+    """The installed adapter, or None (also when it cannot load: creating the engine says why)."""
+    if name not in adapters():
+        return None
+    try:
+        return load_adapter(name)
+    except UsageError:
+        return None
 
 
 def _argv(argv: list[str]) -> str:

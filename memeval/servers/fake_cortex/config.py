@@ -23,6 +23,10 @@ DEFAULT_HOSTED_KEY = "tiny_live_test"
 VERSION = "v0.10.5-fake"
 CAPABILITIES = ("refers_to_v1", "temporal_lenient_v1")
 BITEMPORAL_MODES = ("off", "shadow", "enforce")
+WIRES = ("0.10", "0.12")
+"""Recall wires: ``0.10`` (CortexDB v0.10.x, the default, what recorded runs talked to) or
+``0.12`` (what the ``cortexdbai`` 0.12 SDK and ``cortexdb-mcp`` 0.8 send: a recall may carry
+``diagnostics``, and its pack carries a rendered ``context_block``)."""
 
 
 def flags_from_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -117,9 +121,12 @@ class FakeCortexConfig:
     flags: Mapping[str, str] = field(default_factory=dict)
     data_file: Path | None = None
     faults: FaultSettings = FaultSettings()
+    wire: str = "0.10"
 
     def __post_init__(self) -> None:
         """Raises ValueError when a behaviour flag has an unusable value."""
+        if self.wire not in WIRES:
+            raise ValueError(f"the wire must be one of {', '.join(WIRES)}, not {self.wire!r}")
         if self.bitemporal_mode not in BITEMPORAL_MODES:
             raise ValueError(f"CORTEX_BITEMPORAL_MODE must be one of {', '.join(BITEMPORAL_MODES)}")
         for name in ("CORTEX_SALIENCE_WEIGHT", "CORTEX_ENRICHMENT_SCOPE_QUIET_MS"):

@@ -11,7 +11,9 @@ never a whole word. Events are scored on their text, facts and beliefs on
 Views: ``granular`` = the exact scope, ``descend`` = the scope and every scope below it,
 ``holistic`` (the default) = those plus the scope's ancestors. ``temporal`` is accepted (and
 ignored: it only boosts in CortexDB) when the ``refers_to_v1`` capability is on, else 422.
-``budgets.max_tokens`` is accepted but nothing is truncated.
+``budgets.max_tokens`` is accepted but nothing is truncated. On the ``0.12`` wire
+(``--wire 0.12``) a recall may also carry ``diagnostics`` (``none`` | ``summary`` | ``full``;
+no side-table is built) and the pack carries ``context_block``: its events rendered as text.
 
 Answers are extractive, not generated: the first sentence of each pack event, in pack order,
 joined with spaces, cut at 600 characters; ``unknown`` for an empty pack.
@@ -30,6 +32,8 @@ from memeval.servers.httpjson import HttpError
 from memeval.servers.mock_inference.models import approx_tokens
 
 RECALL_KEYS = frozenset({"scope", "query", "budgets", "view", "include", "temporal", "filters"})
+NEWER_RECALL_KEYS = frozenset({"diagnostics"})  # the 0.12 wire (see cortex_config.WIRES)
+DIAGNOSTICS = ("none", "summary", "full")
 VIEWS = ("granular", "descend", "holistic")
 LAYERS = ("events", "facts", "beliefs", "episodes", "understanding")
 DEFAULT_LAYER_LIMIT = 20
@@ -72,9 +76,11 @@ def in_view(scope: str, root: str, view: str) -> bool:
 
 
 def _options(core: Core, body: dict[str, Any]) -> tuple[str, set[str], dict[str, int], set[str]]:
-    unknown = set(body) - RECALL_KEYS
+    unknown = set(body) - RECALL_KEYS - (NEWER_RECALL_KEYS if core.config.wire != "0.10" else set())
     if unknown:
         raise HttpError(422, "INVALID_BODY", f"unknown recall field(s) {', '.join(sorted(unknown))}")
+    if body.get("diagnostics", "none") not in DIAGNOSTICS:
+        raise HttpError(422, "INVALID_BODY", f"diagnostics must be one of {', '.join(DIAGNOSTICS)}")
     view = body.get("view") or "holistic"
     if view not in VIEWS:
         raise HttpError(422, "INVALID_BODY", f"view must be one of {', '.join(VIEWS)}")
@@ -124,13 +130,27 @@ def recall(core: Core, body: dict[str, Any]) -> dict[str, Any]:
         store.packs[pack.id] = pack
     if words:
         store.charge("embeddings", approx_tokens(body.get("query") or ""))
-    return {
+    out = {
         "pack_id": pack.id,
         "layers": layers,
         "warnings": [],
         "diagnostics": {},
         "provenance": {"trail": []},
     }
+    if core.config.wire != "0.10":
+        out["context_block"] = context_block(layers["events"])
+    return out
+
+
+def context_block(events: list[dict[str, Any]]) -> str:
+    """The pack's events rendered as the 0.12 wire does: ``[YYYY-MM-DD HH:MM UTC] [role] text``
+    each (no time for an event observed at none), separated by ``---`` lines."""
+    blocks = []
+    for event in events:
+        at = str(event["context"].get("observed_at") or "")
+        when = f"[{at[:10]} {at[11:16]} UTC] " if len(at) >= 16 else ""
+        blocks.append(f"{when}[{event['content'].get('role') or 'user'}] {event['content'].get('text', '')}")
+    return "\n---\n".join(blocks)
 
 
 def _claim_text(record: Fact | Belief) -> str:

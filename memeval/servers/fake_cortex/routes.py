@@ -71,7 +71,8 @@ def _build(core: Core, call: Call) -> Reply:
 
 
 def _version(core: Core, call: Call) -> Reply:
-    body = {"version": VERSION, "capabilities": list(core.config.capabilities), "flags": dict(core.config.flags)}
+    body = {"version": VERSION, "capabilities": list(core.config.capabilities), "flags": dict(core.config.flags),
+            "wire": core.config.wire}
     return Reply(200, body)
 
 

@@ -11,7 +11,7 @@ keywords (:mod:`memeval.servers.fake_cortex.recall`) and answers are extractive.
 
 Run::
 
-    python -m memeval.servers.fake_cortex --port 0 [--hosted] [--index-delay S] [--data FILE]
+    python -m memeval.servers.fake_cortex.server --port 0 [--hosted] [--index-delay S] [--data FILE]
 
 It prints ``fake-cortex listening on http://127.0.0.1:PORT`` once ready and serves until
 SIGTERM or SIGINT. Every option also has an environment default (see ``--help``); keys come
@@ -78,6 +78,7 @@ _OPTIONS: tuple[tuple[str, str, Callable[[str], Any], str | None, str], ...] = (
     ("--capabilities", "FAKE_CORTEX_CAPABILITIES", str, ",".join(CAPABILITIES), "comma-separated capabilities"),
     ("--data", "FAKE_CORTEX_DATA", Path, None, "JSON state file kept across restarts"),
     ("--storm-every", "FAKE_CORTEX_STORM_EVERY", count, "0", "answer every K-th request 429; 0 = off"),
+    ("--wire", "FAKE_CORTEX_WIRE", str, "0.10", "recall wire: 0.10, or 0.12 (diagnostics, context_block)"),
 )
 _SWITCHES = (
     ("--hosted", "FAKE_CORTEX_HOSTED", "serve the hosted TinyHumans memory/* API instead of v1/*"),
@@ -147,6 +148,7 @@ def config_from_args(
             flags=flags_from_env(environ),
             data_file=ns.data,
             faults=faults,
+            wire=ns.wire,
         )
     except ValueError as err:
         parser.error(str(err))
