@@ -5,8 +5,8 @@ separate signal from noise. The package is callable: ``memeval.compare(runs)`` i
     comparison = compare_files(["runs/a/run.json", "runs/b/run.json"])
     text = render_comparison(comparison)
 
-Runs are grouped by profile (else label) and their repeats averaged
-(:mod:`memeval.compare.groups`); a change counts only beyond the noise rule
+Every run is its own side; repeats (``--repeat`` runs, a sweep's profile) are grouped and
+averaged (:mod:`memeval.compare.groups`); a change counts only beyond the noise rule
 (:mod:`memeval.compare.noise`) and, for KPIs read off probe outcomes, a paired test
 (:mod:`memeval.compare.paired`); :mod:`memeval.compare.table` builds the JSON result and
 :mod:`memeval.compare.view` renders it.
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from memeval.compare.groups import group_runs, order_sides
 from memeval.compare.setup import SUBJECT, check_setups
+from memeval.compare.suites import check_suites
 from memeval.compare.table import Comparison, compare_sides, regressions
 from memeval.compare.view import render_comparison
 from memeval.callable_module import make_callable
@@ -31,28 +32,33 @@ make_callable(__name__, "compare")
 
 
 def compare_records(records: list[RunRecord], baseline: str | None = None, allow_setup_diff: Sequence[str] = (),
-                    subject: Sequence[str] = SUBJECT) -> Comparison:
-    """Compare run records (see :mod:`memeval.compare.table` for the result), refusing runs
-    whose scoring setups differ outside ``subject`` and ``allow_setup_diff``
-    (:mod:`memeval.compare.setup`); a side with allowed differences has them as labels.
+                    subject: Sequence[str] = SUBJECT, group_by: str = "run") -> Comparison:
+    """Compare run records (see :mod:`memeval.compare.table` for the result), each run its own
+    side unless it is a repeat (:mod:`memeval.compare.groups`), refusing runs of different suites
+    unless ``suite`` is allowed (:mod:`memeval.compare.suites`) and runs whose scoring setups
+    differ outside ``subject`` and ``allow_setup_diff`` (:mod:`memeval.compare.setup`); a side
+    with allowed differences has them as labels.
 
     Raises:
-        UsageError: no records, or ``baseline`` names no profile.
-        SetupMismatch: setups differ in a field not allowed (exit 2, the fields named).
+        UsageError: no records, ``baseline`` names no profile, or an unknown ``group_by``.
+        SetupMismatch: different suites, or setups that differ in a field not allowed (exit 2,
+            the fields named).
     """
     if not records:
         raise UsageError("compare: no run.json files given")
-    sides = order_sides(group_runs(records), baseline)
+    check_suites(records, allow_setup_diff)
+    sides = order_sides(group_runs(records, group_by), baseline)
     base = sides[0].runs[0]
     check_setups([base, *(r for s in sides for r in s.runs if r is not base)], allow_setup_diff, subject)
     return compare_sides(sides, tuple(allow_setup_diff), tuple(subject))
 
 
-def compare_files(paths: list[str], baseline: str | None = None, allow_setup_diff: Sequence[str] = ()) -> Comparison:
+def compare_files(paths: list[str], baseline: str | None = None, allow_setup_diff: Sequence[str] = (),
+                  group_by: str = "run") -> Comparison:
     """Read run.json files and compare them.
 
     Raises:
         UsageError: no files, a file that is not a run.json (the message names it), an
             unknown ``baseline``, or setups that differ outside what is allowed.
     """
-    return compare_records([read_run(p) for p in paths], baseline, allow_setup_diff)
+    return compare_records([read_run(p) for p in paths], baseline, allow_setup_diff, group_by=group_by)

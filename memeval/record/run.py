@@ -260,6 +260,19 @@ class SweepNote:
 
 
 @dataclass(frozen=True)
+class RepeatNote:
+    """Which ``memeval run --repeat`` a run is one of: ``compare`` groups runs as repeats only
+    when they say so, by ``group``."""
+
+    group: str
+    """The id the repeats share."""
+    index: int
+    """This run's repeat number (1-based)."""
+    of: int
+    """How many repeats were asked for."""
+
+
+@dataclass(frozen=True)
 class Shard:
     """The slice of the suite a ``--shard i/N`` run ran: the scenarios sorted by id, every
     ``count``-th starting at the ``index``-th (1-based)."""
@@ -330,6 +343,8 @@ class RunRecord:
     """Ctrl-C stopped the run; it holds the scenarios finished before."""
     sweep: SweepNote | None = omitted(default=None)
     """The sweep cell it ran in (None outside a sweep)."""
+    repeat: RepeatNote | None = omitted(default=None)
+    """The ``--repeat`` group it is one run of (None: a run on its own)."""
     regrade: RegradeNote | None = omitted(default=None)
     """The regrade that produced it (None for a run)."""
     shard: Shard | None = omitted(default=None)
