@@ -15,6 +15,7 @@ averaged (:mod:`memeval.compare.groups`); a change counts only beyond the noise 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memeval.compare.groups import group_runs, order_sides
 from memeval.compare.setup import SUBJECT, check_setups
@@ -25,6 +26,7 @@ from memeval.callable_module import make_callable
 from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.report.files import read_run
+from memeval.score.unsupported import mark_unsupported
 
 __all__ = ["compare_files", "compare_records", "regressions", "render_comparison"]
 
@@ -47,6 +49,7 @@ def compare_records(records: list[RunRecord], baseline: str | None = None, allow
     if not records:
         raise UsageError("compare: no run.json files given")
     check_suites(records, allow_setup_diff)
+    records = [replace(r, kpis=mark_unsupported(r.kpis, r.engine.capabilities)) for r in records]  # older records too
     sides = order_sides(group_runs(records, group_by), baseline)
     base = sides[0].runs[0]
     check_setups([base, *(r for s in sides for r in s.runs if r is not base)], allow_setup_diff, subject)

@@ -6,7 +6,7 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
      "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
                cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff,
-                       test, clusters, mde_pp, underpowered}]}],
+                       test, clusters, mde_pp, underpowered, unsupported}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
@@ -20,7 +20,9 @@ scoring setup differences of the side from the baseline (``--allow-setup-diff``;
 :mod:`memeval.compare.setup`): every cell of the side carries them. For a ``~`` cell of a rate
 read off probes with a non-zero Δ, ``mde_pp`` is the minimum detectable change at the
 baseline's size (:mod:`memeval.compare.power`) and ``underpowered`` whether |Δ| is below it
-(the comparison could not have seen a change that size); both null otherwise.
+(the comparison could not have seen a change that size); both null otherwise. ``unsupported``
+names the capability the side's engine lacks for a KPI that therefore does not exist for it
+(value null, never compared; see :mod:`memeval.score.unsupported`).
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ BETTER, WORSE, CHANGED, WITHIN = "▲", "▼", "Δ", "~"
 
 @dataclass(frozen=True)
 class Summary:
-    """One KPI over one side's repeats: the mean, the values, the smallest n, the spread."""
+    """One KPI over one side's repeats: the mean, the values, the smallest n, the spread, and the
+    capability the engine lacks when the KPI does not exist for it."""
 
     value: float | None
     values: tuple[float, ...]
     n: int
     spread: float
+    unsupported: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,9 @@ class KpiMeta:
 def summarise(side: Side, group: str, name: str) -> Summary:
     """The KPI (group, name) averaged over the side's runs that measured it."""
     found = [k for run in side.runs for k in run.kpis if k.group == group and k.name == name]
+    missing = next((k.unsupported for k in found if k.unsupported), None)
+    if missing:  # a KPI the engine cannot have is no number, in any repeat
+        return Summary(None, (), 0, 0.0, missing)
     values = tuple(float(k.value) for k in found if k.value is not None)
     mean = round(sum(values) / len(values), 4) if values else None
     n = min((k.n for k in found if k.value is not None), default=0)
@@ -93,7 +100,7 @@ def cell(meta: KpiMeta, base: Side, side: Side, ref: Summary, mde_of: Callable[[
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
                    "mark": None, "test": None, "clusters": None, "mde_pp": None,
-                   "underpowered": None}
+                   "underpowered": None, "unsupported": own.unsupported}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)

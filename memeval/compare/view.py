@@ -15,7 +15,7 @@ from memeval.compare.table import Comparison
 from memeval.record import Unit
 from memeval.report.charts import Point, frontier_chart, pareto
 from memeval.report.render import environment
-from memeval.report.view import DASH, fmt_kpi
+from memeval.report.view import DASH, fmt_kpi, unsupported_text
 
 Cells = Any
 """The comparison read back as the JSON it is (:data:`Comparison`): the template edge."""
@@ -43,6 +43,8 @@ def fmt_p(p: float | None) -> str:
 def fmt_cell(cell: Cells, baseline: float | None, unit: Unit) -> str:
     """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side, followed by
     ``[≠ field, …]`` when the side's setup differs from the baseline's in allowed fields."""
+    if cell.get("unsupported"):
+        return unsupported_text(cell["unsupported"])
     value = fmt_kpi(cell["value"], unit)
     label = f" [≠ {', '.join(cell['setup_diff'])}]" if cell.get("setup_diff") else ""
     if cell["mark"] is None or baseline is None:

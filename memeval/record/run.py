@@ -212,6 +212,8 @@ class Kpi:
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
     clustered: ClusterInterval | None = omitted(default=None)
     """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or an older record)."""
+    unsupported: str | None = omitted(default=None)
+    """The capability the engine lacks that this KPI needs: the KPI does not exist for it (value None)."""
 
 
 @dataclass(frozen=True)

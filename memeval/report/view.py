@@ -48,6 +48,16 @@ def fmt_kpi(v: float | None, unit: Unit) -> str:
     return f"{v:g}"
 
 
+def unsupported_text(capability: str) -> str:
+    """How a KPI the engine cannot have reads: never a number."""
+    return f"unsupported (no {capability})"
+
+
+def fmt_kpi_value(k: Kpi) -> str:
+    """The KPI's value, or "unsupported (no CAPABILITY)" for a KPI the engine cannot have."""
+    return unsupported_text(k.unsupported) if k.unsupported else fmt_kpi(k.value, k.unit)
+
+
 def fmt_ci(k: Kpi) -> str:
     """The KPI's 95% interval in its unit, ``–`` when it has none."""
     if not k.ci95:
@@ -114,7 +124,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
             styles.append({**accuracy_row(style, phase, t), "n": str(t.scored)})
     latency = [{"label": str(label), "n": row.n, "p50": fmt_num(row.p50), "p95": fmt_num(row.p95),
                 "p99": fmt_num(row.p99), "max": fmt_num(row.max)} for label, row in record.latency.items()]
-    kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi(k.value, k.unit), "n": k.n, "ci": fmt_ci(k),
+    kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi_value(k), "n": k.n, "ci": fmt_ci(k),
              "cluster": fmt_cluster(k),
              "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
