@@ -263,8 +263,7 @@ class SweepNote:
 
 @dataclass(frozen=True)
 class RepeatNote:
-    """Which ``memeval run --repeat`` a run is one of: ``compare`` groups runs as repeats only
-    when they say so, by ``group``."""
+    """Which ``memeval run --repeat`` a run is one of: ``compare`` groups runs as repeats by ``group``."""
 
     group: str
     """The id the repeats share."""
@@ -361,6 +360,8 @@ class RunRecord:
     """What the engine lacked that the run would have used (derived; None in older records)."""
     errata: ErrataRecord | None = omitted(default=None)
     """The suite's errata file and the disputed probes, scored apart (None: the suite declares none)."""
+    timing_scenarios: dict[TimingLabel, dict[str, int]] | None = omitted(default=None)
+    """Per timing label, the samples each scenario gave, in ``timings`` order (None: an older record)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""
