@@ -136,7 +136,7 @@ def _finish(req: RunRequest, record: RunRecord, data: JsonObject, folder: str, g
     if req.junit:
         from memeval.report.junit import junit_xml
 
-        write_text(req.junit, junit_xml(record))
+        write_text(req.junit, junit_xml(record, gates))
     if not req.quiet and req.format == "text":
         show(report)
     echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html" + (f"; JUnit {req.junit}" if req.junit else ""))
