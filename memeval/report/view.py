@@ -167,8 +167,10 @@ def _usd(value: float | None) -> str:
 
 
 def _model_rows(a: ModelSide, role: str) -> list[tuple[str, str]]:
+    from memeval.llm.served import answered_by  # the model-name rules live with the answerer
+
     prompt, sampling = a.prompt, a.sampling
-    return [(role, f"`{a.model}` at {a.endpoint}"),
+    return [(role, f"{answered_by(a)} at {a.endpoint}"),
             (f"{role} prompt", f"`{prompt.name}` (sha256 `{prompt.sha256[:12]}`), temperature "
                                f"{sampling.temperature:g}, max_tokens {sampling.max_tokens}")]
 
