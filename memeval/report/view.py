@@ -92,6 +92,16 @@ def depth_line(record: RunRecord) -> str | None:
     return f"Retrieval depth: {'; '.join(parts)}." if parts else None
 
 
+def noise_line(record: RunRecord) -> str | None:
+    """The haystack noise the suite wrote before each scenario's own items, in one sentence."""
+    noise = record.setup.noise if record.setup else None
+    if noise is None:
+        return None
+    source = f"drawn from `{noise.file}`" if noise.file else "generated routine office notes"
+    return (f"Haystack noise: {noise.tokens:,} tokens of distractors per tenant ({source}, seed {noise.seed}), "
+            f"written before each scenario's own items.")
+
+
 def fmt_cluster(k: Kpi) -> str:
     """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
     ``–`` when the KPI has none, the clusters alone when there were too few."""
@@ -136,6 +146,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "stuffing": stuffing_line(record),
         "errata": errata_lines(record.errata),
         "depth": depth_line(record),
+        "noise": noise_line(record),
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }
