@@ -30,7 +30,7 @@ from datetime import datetime
 from memeval.llm.bench_judge import applies, bench_judge_record
 from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.judge import judge_record
-from memeval.llm.served import answered_by
+from memeval.report.served import answered_by
 from memeval.llm.settings import LlmSettings
 from memeval.record import AnswerCall, Answerer, BenchmarkJudge, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json

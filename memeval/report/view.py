@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.report.errata import errata_lines
+from memeval.report.served import answered_by
 from memeval.score.setup import fingerprint, setup_of
 from memeval.score.stats import Rate
 from memeval.suggest import counted
@@ -178,8 +179,6 @@ def _usd(value: float | None) -> str:
 
 
 def _model_rows(a: ModelSide, role: str) -> list[tuple[str, str]]:
-    from memeval.llm.served import answered_by  # the model-name rules live with the answerer
-
     prompt, sampling = a.prompt, a.sampling
     return [(role, f"{answered_by(a)} at {a.endpoint}"),
             (f"{role} prompt", f"`{prompt.name}` (sha256 `{prompt.sha256[:12]}`), temperature "

@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from memeval.score.match import holds_all
 from memeval.spec import model as m
 
+_GROUPED = re.compile(r"(?<=\d)[,.\u202f\u00a0'](?=\d{3})")
+_MARKS = re.compile(r"[^a-z0-9]+")
 SOURCE = "drive"
 """The source distractors are written from: a real one, so that nothing tells them apart."""
 CHARS_PER_TOKEN = 4
@@ -80,17 +82,22 @@ def read_noise(block: dict[str, object], suite_path: str) -> m.Noise:
     return m.Noise(seed, tokens, path, paragraphs)
 
 
-def _avoided(scenario: m.Scenario) -> list[tuple[str, str]]:
-    """Every (string, match) a probe of the scenario looks for or forbids."""
-    out = []
-    for p in scenario.probes:
-        for s in (*p.expect, *(a for alt in p.accept for a in alt), *p.stale, *p.forbid):
-            out.append((s, p.match))
-    return out
+def _normal(text: str) -> str:
+    """Lower case, digit groups joined (6,500 → 6500), every other mark a space, spaces single."""
+    return " ".join(_MARKS.sub(" ", _GROUPED.sub("", text.lower())).split())
 
 
-def _clean(text: str, avoid: Sequence[tuple[str, str]]) -> bool:
-    return not any(holds_all(text, (s,), match) for s, match in avoid)
+def _avoided(scenario: m.Scenario) -> list[str]:
+    """Every string a probe of the scenario looks for or forbids, normalised (:func:`_normal`)."""
+    found = (s for p in scenario.probes for s in (*p.expect, *(a for alt in p.accept for a in alt), *p.stale, *p.forbid))
+    return [n for n in (_normal(s) for s in found) if n]
+
+
+def _clean(text: str, avoid: Sequence[str]) -> bool:
+    """No avoided string inside the normalised text, even within a word: stricter than any match
+    mode a probe can use (word or substring), so noise never holds what a probe checks for."""
+    normal = _normal(text)
+    return not any(a in normal for a in avoid)
 
 
 def _sentence(rng: random.Random) -> str:
@@ -109,7 +116,7 @@ def _pieces(noise: m.Noise, rng: random.Random) -> Iterator[str]:
         yield _sentence(rng)
 
 
-def _texts(noise: m.Noise, rng: random.Random, avoid: Sequence[tuple[str, str]]) -> list[str]:
+def _texts(noise: m.Noise, rng: random.Random, avoid: Sequence[str]) -> list[str]:
     """Document texts of about :data:`DOC_CHARS` each, ``noise.tokens`` in all (fewer when
     nearly every piece holds a probe's string: at most as many pieces are tried as the budget
     has characters)."""

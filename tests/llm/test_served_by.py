@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memeval.llm.client import Reply
-from memeval.llm.served import answered_by
+from memeval.report.served import answered_by
 from memeval.record import Answerer
 from tests.compare.factory import answerer
 from tests.llm.conftest import MINI, Mock, memeval

@@ -8,8 +8,16 @@ was asked for beside it.
 
 from __future__ import annotations
 
-from memeval.llm.settings import is_mock
 from memeval.record import ModelSide
+
+MOCK_PREFIX = "mock-"
+"""How a mock model names itself (the project's mock inference server serves ``mock-chat`` and
+``mock-embed`` whatever name was asked for)."""
+
+
+def is_mock(model: str) -> bool:
+    """Whether a model name is a mock's (see :data:`MOCK_PREFIX`)."""
+    return model.startswith(MOCK_PREFIX)
 
 
 def answered_by(side: ModelSide) -> str:
