@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from memeval.compare import compare_files, regressions, render_comparison
-from memeval.compare.groups import GROUP_BY
+from memeval.comparison import compare_files, regressions, render_comparison
+from memeval.comparison.groups import GROUP_BY
 from memeval.errors import GateFailed, Outcome
 from memeval.report.files import write_json, write_text
 

@@ -6,10 +6,10 @@ separate signal from noise. The package is callable: ``memeval.compare(runs)`` i
     text = render_comparison(comparison)
 
 Every run is its own side; repeats (``--repeat`` runs, a sweep's profile) are grouped and
-averaged (:mod:`memeval.compare.groups`); a change counts only beyond the noise rule
-(:mod:`memeval.compare.noise`) and, for KPIs read off probe outcomes, a paired test
-(:mod:`memeval.compare.paired`); :mod:`memeval.compare.table` builds the JSON result and
-:mod:`memeval.compare.view` renders it.
+averaged (:mod:`memeval.comparison.groups`); a change counts only beyond the noise rule
+(:mod:`memeval.comparison.noise`) and, for KPIs read off probe outcomes, a paired test
+(:mod:`memeval.comparison.paired`); :mod:`memeval.comparison.table` builds the JSON result and
+:mod:`memeval.comparison.view` renders it.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memeval.compare.groups import group_runs, order_sides
-from memeval.compare.setup import SUBJECT, check_setups
-from memeval.compare.suites import check_suites
-from memeval.compare.table import Comparison, compare_sides, regressions
-from memeval.compare.view import render_comparison
+from memeval.comparison.groups import group_runs, order_sides
+from memeval.comparison.setup import SUBJECT, check_setups
+from memeval.comparison.suites import check_suites
+from memeval.comparison.table import Comparison, compare_sides, regressions
+from memeval.comparison.view import render_comparison
 from memeval.callable_module import make_callable
 from memeval.errors import UsageError
 from memeval.record import RunRecord
@@ -35,10 +35,10 @@ make_callable(__name__, "compare")
 
 def compare_records(records: list[RunRecord], baseline: str | None = None, allow_setup_diff: Sequence[str] = (),
                     subject: Sequence[str] = SUBJECT, group_by: str = "run") -> Comparison:
-    """Compare run records (see :mod:`memeval.compare.table` for the result), each run its own
-    side unless it is a repeat (:mod:`memeval.compare.groups`), refusing runs of different suites
-    unless ``suite`` is allowed (:mod:`memeval.compare.suites`) and runs whose scoring setups
-    differ outside ``subject`` and ``allow_setup_diff`` (:mod:`memeval.compare.setup`); a side
+    """Compare run records (see :mod:`memeval.comparison.table` for the result), each run its own
+    side unless it is a repeat (:mod:`memeval.comparison.groups`), refusing runs of different suites
+    unless ``suite`` is allowed (:mod:`memeval.comparison.suites`) and runs whose scoring setups
+    differ outside ``subject`` and ``allow_setup_diff`` (:mod:`memeval.comparison.setup`); a side
     with allowed differences has them as labels.
 
     Raises:

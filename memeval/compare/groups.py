@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from memeval.errors import UsageError
 from memeval.record import RunRecord
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 BASELINE = "baseline"
 

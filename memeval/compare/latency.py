@@ -14,17 +14,17 @@ the samples both sides hold (``run.json`` ``timings``, every repeat's pooled):
   speed (two runs of the same code differ 4× in p50 on a busy machine), so a side with fewer than
   :data:`MIN_RUNS` runs is reported with its p and n but marked *needs repeats*; with repeats,
   the spread of the repeats' values is the noise the change must exceed
-  (:mod:`memeval.compare.noise`) and the calls of every repeat are pooled.
+  (:mod:`memeval.comparison.noise`) and the calls of every repeat are pooled.
 - **Clustered bootstrap.** Calls of one scenario share a haystack and a stretch of wall-clock
   time (and whatever load the machine had then), so they are not independent: whole scenarios
-  (of every repeat) are resampled, each side apart, :data:`~memeval.score.clustered.RESAMPLES`
-  times with the fixed :data:`~memeval.score.clustered.SEED`; the statistic is the percentile
+  (of every repeat) are resampled, each side apart, :data:`~memeval.stats.clustered.RESAMPLES`
+  times with the fixed :data:`~memeval.stats.clustered.SEED`; the statistic is the percentile
   of the pooled calls (the mean per call for a total). ``p`` is the two-sided bootstrap p-value
   of the difference (twice the smaller share of resampled differences on either side of 0), and
   the 95% interval its 2.5 and 97.5 percentiles. A record without ``timing_scenarios`` (older
   than this rule) treats every call as its own cluster and says so in ``method``.
 
-The noise rule (:mod:`memeval.compare.noise`) still applies on top: a move needs |Δ| beyond the
+The noise rule (:mod:`memeval.comparison.noise`) still applies on top: a move needs |Δ| beyond the
 floor and p < α.
 """
 
@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memeval.compare.groups import Side
+from memeval.comparison.groups import Side
 from memeval.record import RunRecord, TimingLabel
-from memeval.score.clustered import RESAMPLES, SEED
+from memeval.stats.clustered import RESAMPLES, SEED
 
 TAIL_CALLS = 10
 """Fewest calls a side needs beyond a percentile (or in all, for a total) for it to be tested."""
@@ -88,7 +88,7 @@ def samples(runs: tuple[RunRecord, ...], select: Select) -> tuple[list[float], l
 
 
 def _statistic(values: np.ndarray, q: float | None) -> float:
-    """The mean, or the percentile as :func:`memeval.score.stats.percentile` reads it (the
+    """The mean, or the percentile as :func:`memeval.stats.basic.percentile` reads it (the
     sorted sample at index round((n − 1)·q))."""
     if q is None:
         return float(values.mean())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memeval.compare.setup import SetupMismatch
+from memeval.comparison.setup import SetupMismatch
 from memeval.record import RunRecord
 
 SUITE = "suite"

@@ -12,18 +12,18 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
 
 ``value`` is the mean over the side's repeats (null when no run measured it), ``delta`` the
 profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (see
-:mod:`memeval.compare.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
-over ``clusters`` scenarios when there are six or more; see :mod:`memeval.compare.paired`),
+:mod:`memeval.comparison.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
+over ``clusters`` scenarios when there are six or more; see :mod:`memeval.comparison.paired`),
 and ``mark`` one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~``
 (within noise), ``?`` (needs repeats: a latency tail too thin to test), or null (the baseline, or
 nothing to compare). A latency KPI is tested on the per-call samples of both sides
-(:mod:`memeval.compare.latency`): ``p`` is the clustered bootstrap p-value of the difference,
+(:mod:`memeval.comparison.latency`): ``p`` is the clustered bootstrap p-value of the difference,
 ``ci95_delta`` its interval (ms), ``calls`` the samples of [baseline, side], ``clusters`` the
 fewer clusters of the two, and ``needs`` why it was not tested (then ``mark`` is ``?``). ``setup_diff`` lists the allowed
 scoring setup differences of the side from the baseline (``--allow-setup-diff``; see
-:mod:`memeval.compare.setup`): every cell of the side carries them. For a ``~`` cell of a rate
+:mod:`memeval.comparison.setup`): every cell of the side carries them. For a ``~`` cell of a rate
 read off probes with a non-zero Δ, ``mde_pp`` is the minimum detectable change at the
-baseline's size (:mod:`memeval.compare.power`) and ``underpowered`` whether |Δ| is below it
+baseline's size (:mod:`memeval.comparison.power`) and ``underpowered`` whether |Δ| is below it
 (the comparison could not have seen a change that size); both null otherwise. ``unsupported``
 names the capability the side's engine lacks for a KPI that therefore does not exist for it
 (value null, never compared; see :mod:`memeval.score.unsupported`).
@@ -35,12 +35,12 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import memeval.compare.noise as noise
-from memeval.compare.groups import Side, flags_changed
-from memeval.compare.latency import latency_test
-from memeval.compare.paired import flips, paired_test
-from memeval.compare.power import min_detectable
-from memeval.compare.setup import SUBJECT, labels
+import memeval.comparison.noise as noise
+from memeval.comparison.groups import Side, flags_changed
+from memeval.comparison.latency import latency_test
+from memeval.comparison.paired import flips, paired_test
+from memeval.comparison.power import min_detectable
+from memeval.comparison.setup import SUBJECT, labels
 from memeval.record import Better, Json, JsonObject, KpiGroup, Unit
 from memeval.score.kpi import GROUPS, METRICS_BY_NAME, ProbeMetric
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from memeval.compare.table import Comparison
+from memeval.comparison.table import Comparison
 from memeval.record import Unit
 from memeval.report.charts import Point, frontier_chart, pareto
 from memeval.report.render import environment

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memeval.errors import AnswererStopped
-from memeval.interruptible import gather
+from memeval.util.interruptible import gather
 from memeval.llm.cache import ReplyCache, cache_key
 from memeval.secrets import mask, remember
 from memeval.llm.settings import CacheSettings, ModelSettings

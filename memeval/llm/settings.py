@@ -44,7 +44,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from memeval.errors import UsageError
 from memeval.llm.cache import cache_folder
 from memeval.report.served import is_mock
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 DEFAULT_URL = "https://openrouter.ai/api/v1"
 DEFAULT_MODEL = "openai/gpt-4.1-mini"

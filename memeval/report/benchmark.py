@@ -20,7 +20,7 @@ from memeval.record import BenchmarkInfo, BenchmarkJudge, Consistency, ProbeResu
 from memeval.report.errata import benchmark_ceiling
 from memeval.score.benchmark import APPLIED
 from memeval.score.probe import judged_only
-from memeval.score.stats import Rate
+from memeval.stats.basic import Rate
 from memeval.score.tables import LmeOutcome, LocomoOutcome, locomo_table, longmemeval_table, pct
 
 NO_MODEL = ("QA accuracy needs a model (run with --llm): without one these are pack-level checks, "

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from memeval.errors import UsageError
 from memeval.record import Kpi
 from memeval.score.kpi import compute_kpis
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt, "<": operator.lt}

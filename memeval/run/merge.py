@@ -19,9 +19,9 @@ from memeval.errors import UsageError
 from memeval.record import RunRecord, TimingLabel
 from memeval.report.files import read_run
 from memeval.report.publish import publish
-from memeval.run.checkpoint import new_run_id
-from memeval.run.output import run_folder
-from memeval.run.suite import sum_usage
+from memeval.runner.checkpoint import new_run_id
+from memeval.runner.output import run_folder
+from memeval.runner.suite import sum_usage
 from memeval.score.derive import derive
 
 Shards = Sequence[tuple[str, RunRecord]]

@@ -19,9 +19,9 @@ from memeval.record import KpiGroup, RepeatNote, RunRecord, Unit
 from memeval.record.codec import to_json
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH, fmt_kpi
-from memeval.run.checkpoint import new_run_id
-from memeval.run.session import Echo, RunRequest, run_once
-from memeval.score.clustered import flip_rate, spread
+from memeval.runner.checkpoint import new_run_id
+from memeval.runner.session import Echo, RunRequest, run_once
+from memeval.stats.clustered import flip_rate, spread
 from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
 
 FLIP_KPIS = HEADLINE

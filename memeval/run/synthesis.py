@@ -10,8 +10,8 @@ from collections import Counter
 from memeval.engines.base import BuildsBeliefs, HasBacklog, Inspects
 from memeval.errors import Unsupported
 from memeval.record import Builds, Enrichment, TenantDerived, TimingLabel
-from memeval.run.context import ScenarioContext
-from memeval.run.waits import drain
+from memeval.runner.context import ScenarioContext
+from memeval.runner.waits import drain
 
 
 def wait_for_enrichment(ctx: ScenarioContext) -> Enrichment:

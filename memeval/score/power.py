@@ -29,7 +29,7 @@ from statistics import NormalDist
 
 from memeval.record import ProbeResult
 from memeval.score.clusters import SCENARIO, Clustering
-from memeval.suggest import plural
+from memeval.util.suggest import plural
 
 ALPHA = 0.05
 POWER = 0.8

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from memeval.compare import compare_records, render_comparison
+from memeval.comparison import compare_records, render_comparison
 from memeval.record import RunRecord, TenantDerived
 from memeval.report.files import read_run
 from memeval.report.gates import check, parse

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from memeval.compare import compare_records, render_comparison
-from memeval.compare.setup import SetupMismatch
+from memeval.comparison import compare_records, render_comparison
+from memeval.comparison.setup import SetupMismatch
 from memeval.errors import UsageError
 from memeval.record import RepeatNote, RunRecord
 from memeval.report.files import read_run, write_text

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from memeval.cli import cli
-from memeval.compare import compare_records, render_comparison
+from memeval.comparison import compare_records, render_comparison
 from memeval.errors import UsageError
 from memeval.record import Usage
 from memeval.report.files import write_text

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 import memeval
-from memeval.compare import compare_records, render_comparison
-from memeval.compare.latency import latency_test
-from memeval.compare.groups import Side
+from memeval.comparison import compare_records, render_comparison
+from memeval.comparison.latency import latency_test
+from memeval.comparison.groups import Side
 from memeval.engines import create_engine
 from memeval.record import RepeatNote, RunRecord, TimingLabel
 from memeval.score.derive import derive
