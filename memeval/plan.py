@@ -103,6 +103,10 @@ def plan_suite(suite: Suite, only: tuple[str, ...] = ()) -> dict[str, tuple[Step
 def render_plan(suite: Suite, plans: dict[str, tuple[Step, ...]]) -> str:
     """The plan as text, one step per line (what ``memeval plan`` prints; golden-tested)."""
     lines = [f"suite {suite.name}: {len(plans)} scenario(s)"]
+    if suite.noise is not None:  # its distractors are the first document writes of every scenario
+        source = f"drawn from {suite.noise.file}" if suite.noise.file else "generated"
+        lines.append(f"haystack noise: {suite.noise.tokens:,} tokens per tenant, {source}, seed {suite.noise.seed}; "
+                     "written first, as source:drive documents")
     by_id = {s.id: s.origin for s in suite.scenarios}
     for sid, steps in plans.items():
         origin = by_id.get(sid, suite.dataset.origin if suite.dataset else None)

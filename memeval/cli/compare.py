@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memeval.comparison import compare_files, regressions, render_comparison
+from memeval.comparison.groups import GROUP_BY
 from memeval.errors import GateFailed, Outcome
 from memeval.report.files import write_json, write_text
 
@@ -22,13 +23,17 @@ from memeval.report.files import write_json, write_text
 @click.option("--allow-setup-diff", "allow", multiple=True, metavar="FIELD",
               help="Compare runs whose scoring setups differ in FIELD (a dotted path such as judge.prompt, "
                    "or a comma-separated list; repeatable); their cells are labelled with it.")
+@click.option("--group-by", "group_by", type=click.Choice(GROUP_BY), default="run", show_default=True,
+              help="run: each run its own column, except --repeat runs and a sweep's profiles; "
+                   "label: runs sharing a label are repeats of one column.")
 def command(runs: tuple[str, ...], baseline: str | None, json_path: str | None, html_path: str | None,
-            fail_on_regression: bool, templates: str | None, allow: tuple[str, ...]) -> Outcome:
-    """Compare RUN.json files: grouped by profile, repeats averaged, judged against a baseline.
+            fail_on_regression: bool, templates: str | None, allow: tuple[str, ...], group_by: str) -> Outcome:
+    """Compare RUN.json files, each its own column (repeats averaged), judged against a baseline.
     Runs scored under different setups (judge, prompts, suite, pack policy, …) are refused
-    unless the differences are named with --allow-setup-diff."""
+    unless the differences are named with --allow-setup-diff; runs of different suites only
+    with --allow-setup-diff suite."""
     fields = [f.strip() for item in allow for f in item.split(",") if f.strip()]
-    comparison = compare_files(list(runs), baseline, fields)
+    comparison = compare_files(list(runs), baseline, fields, group_by)
     click.echo(render_comparison(comparison, templates=templates), nl=False)
     if json_path:
         write_json(json_path, comparison)

@@ -1,4 +1,11 @@
-"""Grouping run records into configurations (sides) and choosing the baseline."""
+"""Grouping run records into configurations (sides) and choosing the baseline.
+
+Every run is its own side unless it says it is a repeat: runs of one ``memeval run --repeat``
+(their ``repeat`` note) form one side, and so do a sweep's cells of one profile. Runs that merely
+share a label are never merged; ``group_by="label"`` (``memeval compare --group-by label``) asks
+for that explicitly. Sides whose names would collide are told apart by ``#1``, ``#2``, … in the
+order given.
+"""
 
 from __future__ import annotations
 
@@ -25,21 +32,51 @@ class Side:
         return dict(self.runs[0].flags)
 
 
+GROUP_BY = ("run", "label")
+"""How ``compare`` groups runs: by what the runs say (``run``: repeats and sweep profiles) or by label."""
+
+
 def side_name(record: RunRecord) -> str:
     """The configuration a run belongs to: its profile, falling back to its label."""
     return record.profile or record.label or "?"
 
 
-def group_runs(records: list[RunRecord]) -> list[Side]:
-    """Runs grouped by :func:`side_name`, sides in order of first appearance."""
-    by_name: dict[str, list[RunRecord]] = {}
-    for record in records:
-        by_name.setdefault(side_name(record), []).append(record)
-    return [Side(name, tuple(runs)) for name, runs in by_name.items()]
+def group_key(record: RunRecord, index: int, group_by: str = "run") -> tuple[str, str]:
+    """What makes runs one side: the repeat group of ``--repeat`` runs, a sweep's profile, the
+    label when ``group_by`` is ``label``, else the run itself (its position ``index``)."""
+    if group_by == "label":
+        return ("label", side_name(record))
+    if record.repeat is not None:
+        return ("repeat", record.repeat.group)
+    if record.profile is not None:
+        return ("profile", record.profile)
+    return ("run", str(index))
+
+
+def group_runs(records: list[RunRecord], group_by: str = "run") -> list[Side]:
+    """Runs grouped by :func:`group_key`, sides in order of first appearance, each named by
+    :func:`side_name` (``#k`` added where names collide).
+
+    Raises:
+        UsageError: ``group_by`` is not one of :data:`GROUP_BY`.
+    """
+    if group_by not in GROUP_BY:
+        raise UsageError(f"--group-by {group_by!r}: use one of {', '.join(GROUP_BY)}")
+    by_key: dict[tuple[str, str], list[RunRecord]] = {}
+    for i, record in enumerate(records):
+        by_key.setdefault(group_key(record, i, group_by), []).append(record)
+    names = [side_name(runs[0]) for runs in by_key.values()]
+    seen: dict[str, int] = {}
+    sides = []
+    for name, runs in zip(names, by_key.values()):
+        seen[name] = seen.get(name, 0) + 1
+        sides.append(Side(f"{name} #{seen[name]}" if names.count(name) > 1 else name, tuple(runs)))
+    return sides
 
 
 def order_sides(sides: list[Side], baseline: str | None = None) -> list[Side]:
-    """``sides`` with the baseline first: ``baseline`` when given, else the side named
+    """``sides`` with the baseline first: ``baseline`` when given (a side's name, or the name
+    several sides share before their ``#k``: the first of them), else the side named
     ``baseline``, else the first.
 
     Raises:
@@ -47,6 +84,8 @@ def order_sides(sides: list[Side], baseline: str | None = None) -> list[Side]:
     """
     names = [s.name for s in sides]
     wanted = baseline or (BASELINE if BASELINE in names else names[0])
+    if wanted not in names and f"{wanted} #1" in names:
+        wanted = f"{wanted} #1"
     if wanted not in names:
         raise UsageError(f"--baseline: no runs of {wanted!r}{did_you_mean(wanted, names)}; profiles: {', '.join(names)}")
     return sorted(sides, key=lambda s: s.name != wanted)

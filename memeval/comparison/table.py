@@ -6,7 +6,7 @@ The result (what ``--json`` and a sweep's ``summary.json`` hold)::
      "profiles": [{name, runs, labels, flags_changed, setup_diff}],
      "kpis": [{group, name, unit, better, paired,
                cells: [{profile, value, runs, n, spread, delta, threshold, p, gained, lost, mark, setup_diff,
-                       test, clusters, mde_pp, underpowered}]}],
+                       test, clusters, mde_pp, underpowered, unsupported, calls, ci95_delta, needs}]}],
      "moved": {profile: [{group, name, baseline, value, delta, p, mark}]},
      "flips": {profile: [{kpi, scenario, probe, phase, before, after, change}]}}
 
@@ -15,12 +15,18 @@ profile minus the baseline in the KPI's unit, ``threshold`` max(noise, floor) (s
 :mod:`memeval.comparison.noise`), ``p`` the paired test's p-value where one applies (``test``: ``mcnemar``, or ``cluster sign-flip``
 over ``clusters`` scenarios when there are six or more; see :mod:`memeval.comparison.paired`),
 and ``mark`` one of ``▲`` (better), ``▼`` (worse), ``Δ`` (changed, no better direction), ``~``
-(within noise), or null (the baseline, or nothing to compare). ``setup_diff`` lists the allowed
+(within noise), ``?`` (needs repeats: a latency tail too thin to test), or null (the baseline, or
+nothing to compare). A latency KPI is tested on the per-call samples of both sides
+(:mod:`memeval.comparison.latency`): ``p`` is the clustered bootstrap p-value of the difference,
+``ci95_delta`` its interval (ms), ``calls`` the samples of [baseline, side], ``clusters`` the
+fewer clusters of the two, and ``needs`` why it was not tested (then ``mark`` is ``?``). ``setup_diff`` lists the allowed
 scoring setup differences of the side from the baseline (``--allow-setup-diff``; see
 :mod:`memeval.comparison.setup`): every cell of the side carries them. For a ``~`` cell of a rate
 read off probes with a non-zero Δ, ``mde_pp`` is the minimum detectable change at the
 baseline's size (:mod:`memeval.comparison.power`) and ``underpowered`` whether |Δ| is below it
-(the comparison could not have seen a change that size); both null otherwise.
+(the comparison could not have seen a change that size); both null otherwise. ``unsupported``
+names the capability the side's engine lacks for a KPI that therefore does not exist for it
+(value null, never compared; see :mod:`memeval.score.unsupported`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 
 import memeval.comparison.noise as noise
 from memeval.comparison.groups import Side, flags_changed
+from memeval.comparison.latency import latency_test
 from memeval.comparison.paired import flips, paired_test
 from memeval.comparison.power import min_detectable
 from memeval.comparison.setup import SUBJECT, labels
@@ -39,17 +46,19 @@ from memeval.score.kpi import GROUPS, METRICS_BY_NAME, ProbeMetric
 
 Comparison = JsonObject
 """The comparison as the module docstring shows it: JSON data, what ``--json`` and summary.json hold."""
-BETTER, WORSE, CHANGED, WITHIN = "▲", "▼", "Δ", "~"
+BETTER, WORSE, CHANGED, WITHIN, NEEDS = "▲", "▼", "Δ", "~", "?"
 
 
 @dataclass(frozen=True)
 class Summary:
-    """One KPI over one side's repeats: the mean, the values, the smallest n, the spread."""
+    """One KPI over one side's repeats: the mean, the values, the smallest n, the spread, and the
+    capability the engine lacks when the KPI does not exist for it."""
 
     value: float | None
     values: tuple[float, ...]
     n: int
     spread: float
+    unsupported: str | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,9 @@ class KpiMeta:
 def summarise(side: Side, group: str, name: str) -> Summary:
     """The KPI (group, name) averaged over the side's runs that measured it."""
     found = [k for run in side.runs for k in run.kpis if k.group == group and k.name == name]
+    missing = next((k.unsupported for k in found if k.unsupported), None)
+    if missing:  # a KPI the engine cannot have is no number, in any repeat
+        return Summary(None, (), 0, 0.0, missing)
     values = tuple(float(k.value) for k in found if k.value is not None)
     mean = round(sum(values) / len(values), 4) if values else None
     n = min((k.n for k in found if k.value is not None), default=0)
@@ -93,7 +105,8 @@ def cell(meta: KpiMeta, base: Side, side: Side, ref: Summary, mde_of: Callable[[
     out: JsonObject = {"profile": side.name, "value": own.value, "runs": len(own.values), "n": own.n,
                    "spread": own.spread, "delta": None, "threshold": None, "p": None, "gained": None, "lost": None,
                    "mark": None, "test": None, "clusters": None, "mde_pp": None,
-                   "underpowered": None}
+                   "underpowered": None, "unsupported": own.unsupported, "calls": None, "ci95_delta": None,
+                   "needs": None}
     if side is base or own.value is None or ref.value is None:
         return out
     delta = round(own.value - ref.value, 4)
@@ -101,10 +114,18 @@ def cell(meta: KpiMeta, base: Side, side: Side, ref: Summary, mde_of: Callable[[
     threshold = max(ref.spread, own.spread, noise.floor(meta.unit, ref.value, n))
     metric = METRICS_BY_NAME.get((meta.group, meta.name))
     p = None
+    lat = latency_test(base, side, meta.name) if meta.group == "latency" else None
     if metric is not None:
         test = paired_test(base, side, metric)
         p = round(test.p, 4)
         out.update(p=p, gained=test.gained, lost=test.lost, test=test.method, clusters=test.clusters)
+    elif lat is not None:
+        p = lat.p
+        out.update(p=p, test=lat.method, clusters=min(lat.clusters), calls=list(lat.calls),
+                   ci95_delta=None if lat.ci95 is None else list(lat.ci95), needs=lat.needs)
+        if lat.needs:  # too thin a tail to call anything: say so, mark nothing
+            out.update(delta=delta, threshold=round(threshold, 4), mark=NEEDS)
+            return out
     moved = noise.is_move(delta, threshold, p)
     out.update(delta=delta, threshold=round(threshold, 4), mark=_mark(meta.better, delta) if moved else WITHIN)
     if not moved and metric is not None and delta:

@@ -2,7 +2,8 @@
 
 A cell reads ``value (Δ mark, p=…)``: Δ in pp for rates and points, ±0.00 for scores, and in %
 of the baseline otherwise (absolute when the baseline is 0); ``p`` only where a paired test
-applies. A KPI that no run measured is left out, and so is a group with no KPI left.
+applies, and for latency with ``n=baseline/side`` calls; a latency tail too thin to test reads
+``value (Δ, needs repeats: n=…)``. A KPI that no run measured is left out, and so is a group with no KPI left.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from memeval.comparison.table import Comparison
 from memeval.record import Unit
 from memeval.report.charts import Point, frontier_chart, pareto
 from memeval.report.render import environment
-from memeval.report.view import DASH, fmt_kpi
+from memeval.report.view import DASH, fmt_kpi, unsupported_text
 
 Cells = Any
 """The comparison read back as the JSON it is (:data:`Comparison`): the template edge."""
@@ -43,12 +44,24 @@ def fmt_p(p: float | None) -> str:
 def fmt_cell(cell: Cells, baseline: float | None, unit: Unit) -> str:
     """``value`` for the baseline, ``value (Δ mark, p=…)`` for a compared side, followed by
     ``[≠ field, …]`` when the side's setup differs from the baseline's in allowed fields."""
+    if cell.get("unsupported"):
+        return unsupported_text(cell["unsupported"])
     value = fmt_kpi(cell["value"], unit)
     label = f" [≠ {', '.join(cell['setup_diff'])}]" if cell.get("setup_diff") else ""
     if cell["mark"] is None or baseline is None:
         return value + label
+    if cell["mark"] == "?":
+        p = fmt_p(cell["p"])
+        return f"{value} ({fmt_delta(cell['delta'], baseline, unit)}, {p + ', ' if p else ''}n={_calls(cell)}, " \
+               f"needs repeats){label}"
     p = fmt_p(cell["p"])
-    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''}){label}"
+    n = f", n={_calls(cell)}" if cell.get("calls") else ""
+    return f"{value} ({fmt_delta(cell['delta'], baseline, unit)} {cell['mark']}{', ' + p if p else ''}{n}){label}"
+
+
+def _calls(cell: Cells) -> str:
+    """``base/side`` calls a latency cell was tested on."""
+    return "/".join(str(c) for c in cell.get("calls") or ())
 
 
 def build_view(comparison: Comparison | None) -> dict[str, object]:
@@ -90,7 +103,7 @@ def _moved_line(m: Cells, unit: Unit) -> str:
             f"({fmt_delta(m['delta'], m['baseline'], unit)}{', ' + p if p else ''})")
 
 
-MARK_CLASS = {"▲": "better", "▼": "worse", "Δ": "changed", "~": "noise"}
+MARK_CLASS = {"▲": "better", "▼": "worse", "Δ": "changed", "~": "noise", "?": "needs-repeats"}
 FRONTIER = {"accuracy": "pack hit (synthesis)", "latency_ms": "pre_turn p50", "tokens": "pack tokens (mean)"}
 """The KPIs the frontier chart places each profile by (accuracy ↑, latency ↓, tokens ↓)."""
 

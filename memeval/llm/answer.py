@@ -30,7 +30,8 @@ from datetime import datetime
 from memeval.llm.bench_judge import applies, bench_judge_record
 from memeval.llm.client import Batch, Reply, spent
 from memeval.llm.judge import judge_record
-from memeval.llm.settings import LlmSettings, is_mock
+from memeval.report.served import answered_by
+from memeval.llm.settings import LlmSettings
 from memeval.record import AnswerCall, Answerer, BenchmarkJudge, JudgeMark, ModelSide, ProbeResult, RunRecord
 from memeval.record.codec import from_json
 from memeval.benchmarks.grading import apply_grader
@@ -115,17 +116,6 @@ def _summary(batch: Batch, probes: list[ProbeResult], results: list[Reply | str 
     return Answerer(**vars(side), probes=len(probes), answered=len(replies), failed=failed, not_answered=not_answered,
                     calls=len(replies), prompt_tokens=totals["prompt_tokens"], completion_tokens=totals["completion_tokens"],
                     tokens=totals["tokens"], cost_usd=totals["cost_usd"], stopped=stopped, judge=None)
-
-
-def answered_by(side: ModelSide) -> str:
-    """Who answered, as the endpoint named it: a mock says "mock" and a model served under
-    another name than the one asked for shows both."""
-    served = side.incurred.served or ()
-    names = ", ".join(served)
-    if any(is_mock(name) for name in (*served, side.model)):
-        return f"the mock model {names or side.model}" + (f" (asked for {side.model})" if names and
-                                                           side.model not in served else "")
-    return side.model if not served or served == (side.model,) else f"{side.model} (served as {names})"
 
 
 def summary_lines(answerer: Answerer, bench: BenchmarkJudge | None = None) -> list[str]:

@@ -53,7 +53,8 @@ class Reply:
     cost_usd: float | None
     cached: bool = False
     served: str | None = None
-    """The model name the endpoint gave in its answer (None: cached, or not given)."""
+    """The model name the endpoint gave in its answer, kept in the cache with it (None: not given,
+    or cached before names were kept)."""
 
     @property
     def total_tokens(self) -> int | None:
@@ -64,12 +65,14 @@ class Reply:
     def to_entry(self) -> dict[str, Any]:
         """The cache entry for this reply (known secrets masked: an endpoint may echo a key)."""
         return {"text": mask(self.text), "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": self.cost_usd}
+                "cost_usd": self.cost_usd, "served": self.served}
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> Reply:
         """A cached reply (``cached`` true) from its entry."""
-        return cls(entry["text"], entry.get("prompt_tokens"), entry.get("completion_tokens"), entry.get("cost_usd"), True)
+        served = entry.get("served")
+        return cls(entry["text"], entry.get("prompt_tokens"), entry.get("completion_tokens"), entry.get("cost_usd"), True,
+                   served if isinstance(served, str) else None)
 
 
 def spent(replies: Sequence[Reply], *, none_cost_nothing: bool = False) -> dict[str, Any]:
@@ -210,6 +213,8 @@ class Batch:
         self.stopped: str | None = None
         self.hits = self.misses = self.reused = 0
         self.fresh: list[Reply] = []
+        self.answers: list[Reply] = []
+        """Every reply this batch handed out, fresh or from the cache: who served them."""
 
     def run(self, jobs: Sequence[Mapping[str, str]], salt: str | None = None) -> list[Reply | str | None]:
         """For each job (template variables), in order: the Reply, the one-line reason its call
@@ -246,7 +251,10 @@ class Batch:
             if self._cache:
                 self.hits, self.misses = self.hits + (entry is not None), self.misses + (entry is None)
         if entry is not None:
-            return Reply.from_entry(entry)
+            cached = Reply.from_entry(entry)
+            with self._lock:
+                self.answers.append(cached)
+            return cached
         try:
             reply = self.client.complete(*self.settings.prompt.render(variables))
         except AnswererStopped as err:
@@ -258,6 +266,7 @@ class Batch:
             return str(err)
         with self._lock:
             self.fresh.append(reply)
+            self.answers.append(reply)
         if self._cache:
             self._cache.put(key, reply.to_entry())
         return reply
@@ -270,7 +279,7 @@ class Batch:
                       "misses": self.misses, "reused": self.reused},
             "incurred": {"calls": len(self.fresh), "requests": self.client.requests, "retries": self.client.retries,
                          **spent(self.fresh, none_cost_nothing=True),
-                         **_served(self.fresh)},
+                         **_served(self.answers)},
         }
 
     def close(self) -> None:

@@ -43,6 +43,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from memeval.errors import UsageError
 from memeval.llm.cache import cache_folder
+from memeval.report.served import is_mock
 from memeval.util.suggest import did_you_mean
 
 DEFAULT_URL = "https://openrouter.ai/api/v1"
@@ -52,9 +53,6 @@ DATED_PROMPT = "answer-dated-v1"
 JUDGE_DEFAULTS = {"prompt": "judge-v1", "temperature": 0.0, "max_tokens": 10}
 LOCAL_KEY = "memeval-local-no-key"
 KEY_HOSTS_ENV = "MEMEVAL_KEY_HOSTS"
-MOCK_PREFIX = "mock-"
-"""How a mock model names itself (the project's mock inference server serves ``mock-chat`` and
-``mock-embed`` whatever name was asked for)."""
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _PROMPTS = resources.files("memeval.llm").joinpath("prompts")
 # A prompt template is data a suite names: it renders sandboxed and, having no loader, includes nothing.
@@ -143,11 +141,6 @@ class ModelSettings:
         return {"endpoint": self.endpoint, "model": self.model, "prompt": self.prompt.to_json(),
                 "sampling": self.sampling(), "concurrency": self.concurrency, "timeout_s": self.timeout_s,
                 "retries": self.retries}
-
-
-def is_mock(model: str) -> bool:
-    """Whether a model name is a mock's (see :data:`MOCK_PREFIX`)."""
-    return model.startswith(MOCK_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from memeval.record.errata import Disputed, ErrataRecord, ErrataResult
 from memeval.record.migrate import Migrated
 from memeval.record.probe import AnswerCall, JudgeMark, ProbeResult
 from memeval.record.run import (FORMAT_VERSION, ClusterInterval, EngineSnapshot, Kpi, LatencyRow, MeanValue,
-                                MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RunRecord, Shard,
+                                MissingCapability, Options, PhaseTotals, RateValue, RegradeNote, RepeatNote, RunRecord,
+                                Shard,
                                 Stuffing, SuiteInfo, SweepNote, Totals)
 from memeval.record.setup import DatasetSetup, EngineSetup, GraderJudgeSetup, GradingSetup, ModelSetup, PackSetup, Setup
 from memeval.record.scenario import Builds, Cleanup, Enrichment, ScenarioResult, Synthesis, TenantDerived, Usage
@@ -29,7 +30,7 @@ __all__ = [
     "CacheInfo", "Cleanup", "ClusterInterval", "Count", "DatasetSetup", "EngineSetup", "EngineSnapshot", "GraderJudgeSetup", "GradingSetup",
     "ModelSetup", "PackSetup", "Setup", "Enrichment", "Incurred", "Json", "JsonObject", "JudgeMark",
     "JudgeSummary", "Kpi", "KpiGroup", "LatencyRow", "Leniency", "Match", "MeanValue", "Migrated", "MissingCapability", "ModelSide", "Options", "Phase",
-    "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote",
+    "PhaseTotals", "Planted", "ProbeResult", "ProbeStatus", "Prompt", "RateValue", "RecordError", "RegradeNote", "RepeatNote",
     "Route", "RunRecord", "Sampling", "ScenarioResult", "ScenarioStatus", "Shard", "Stuffing", "Style", "SuiteInfo",
     "SweepNote",
     "Synthesis", "TenantDerived", "TimingLabel", "Totals", "Unit", "Usage",

@@ -63,7 +63,7 @@ class Incurred:
     cost_usd: float | None
     """USD (None: unknown)."""
     served: tuple[str, ...] | None = omitted(default=None)
-    """Model names the endpoint gave in fresh answers (a mock's start with ``mock-``; None: none given)."""
+    """Model names the endpoint gave for this run's answers, fresh or cached (a mock's start with ``mock-``; None: none)."""
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ class BenchmarkJudge:
     official_model: str
     """The judge model upstream uses."""
     served: tuple[str, ...] | None
-    """Model names the endpoint gave in fresh replies (None: none given, e.g. all cached)."""
+    """Model names the endpoint gave for the replies, fresh or cached (None: none given)."""
     sampling: JudgeSampling
     """Sampling sent with every call."""
     templates: tuple[TemplateUsed, ...]

@@ -215,6 +215,8 @@ class Kpi:
     """95% interval in ``unit`` (None: not a rate or mean, or too few samples)."""
     clustered: ClusterInterval | None = omitted(default=None)
     """The cluster bootstrap interval beside ``ci95`` (None: not read off probes, or not recorded: see ``RunRecord.migrated``)."""
+    unsupported: str | None = omitted(default=None)
+    """The capability the engine lacks that this KPI needs: the KPI does not exist for it (value None)."""
 
 
 @dataclass(frozen=True)
@@ -260,6 +262,18 @@ class SweepNote:
     """The server reported flags, so drift could be checked."""
     drift: tuple[str, ...]
     """One line per flag that differed."""
+
+
+@dataclass(frozen=True)
+class RepeatNote:
+    """Which ``memeval run --repeat`` a run is one of: ``compare`` groups runs as repeats by ``group``."""
+
+    group: str
+    """The id the repeats share."""
+    index: int
+    """This run's repeat number (1-based)."""
+    of: int
+    """How many repeats were asked for."""
 
 
 @dataclass(frozen=True)
@@ -334,6 +348,8 @@ class RunRecord:
     """Ctrl-C stopped the run; it holds the scenarios finished before."""
     sweep: SweepNote | None = omitted(default=None)
     """The sweep cell it ran in (None outside a sweep)."""
+    repeat: RepeatNote | None = omitted(default=None)
+    """The ``--repeat`` group it is one run of (None: a run on its own)."""
     regrade: RegradeNote | None = omitted(default=None)
     """The regrade that produced it (None for a run)."""
     shard: Shard | None = omitted(default=None)
@@ -350,6 +366,8 @@ class RunRecord:
     """The suite's errata file and the disputed probes, scored apart (None: the suite declares none)."""
     migrated: Migrated | None = omitted(default=None)
     """How the record was upgraded from the older format its file was written in (None: written in this one)."""
+    timing_scenarios: dict[TimingLabel, dict[str, int]] | None = omitted(default=None)
+    """Per timing label, the samples each scenario gave, in ``timings`` order (None: an older record)."""
 
     def to_json(self) -> JsonObject:
         """run.json's content (key order included)."""

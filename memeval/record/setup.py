@@ -77,6 +77,18 @@ class RetrievalSetup:
 
 
 @dataclass(frozen=True)
+class NoiseSetup:
+    """The haystack noise written before every scenario's own items (the suite's ``noise:``)."""
+
+    seed: int
+    """The seed the distractors come from."""
+    tokens: int
+    """Their size per tenant, tokens."""
+    file: str | None
+    """The file they were drawn from, as the suite names it (None: generated)."""
+
+
+@dataclass(frozen=True)
 class ErrataSetup:
     """The errata file whose disputed gold is scored apart."""
 
@@ -154,3 +166,5 @@ class Setup:
     """The errata file (None: the suite declares none)."""
     grader_judge: GraderJudgeSetup | None = omitted(default=None)
     """The benchmark's judge grader (None: none ran; left out, so older fingerprints stay as they were)."""
+    noise: NoiseSetup | None = omitted(default=None)
+    """The haystack noise (None: none; left out, so older fingerprints stay as they were)."""

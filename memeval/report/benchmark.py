@@ -126,7 +126,7 @@ def _pack_level(p: ProbeResult) -> float | None:
 def judge_lines(judge: BenchmarkJudge) -> tuple[str, ...]:
     """The benchmark judge as the report states it: model asked and served, sampling, counts,
     each template by name, source and sha256, and its self-consistency when repeated."""
-    served = ", ".join(judge.served or ()) or "not reported (all cached)"
+    served = ", ".join(judge.served or ()) or "not reported by the endpoint"
     limit = "not sent" if judge.sampling.max_tokens is None else str(judge.sampling.max_tokens)
     lines = [f"Judge `{judge.grader.name}` v{judge.grader.version}: model `{judge.model}` asked (upstream's: "
              f"`{judge.official_model}`), served as {served}; temperature {judge.sampling.temperature:g}, max_tokens "

@@ -4,7 +4,8 @@ A gate names a KPI by the slug of its name (``pack hit (synthesis)`` → ``pack_
 ``pre_turn p95`` → ``pre_turn_p95`` or ``pre_turn_p95_ms``) and holds a condition
 (``>= 0.9``, ``== 0``, ``<= 50``). Values are in the KPI's unit, except rates (percent KPIs),
 which are written as a fraction (``0.9``) or a percent (``90%``). A gate on a KPI the run did
-not measure FAILS and says "no data": no data never passes.
+not measure FAILS and says "no data", one the engine cannot have (it lacks the capability)
+FAILS and says "unsupported by the engine": neither ever passes.
 """
 
 from __future__ import annotations
@@ -113,6 +114,10 @@ def check(gates: Sequence[Gate], kpis: Sequence[Kpi]) -> list[Verdict]:
     out = []
     for g in gates:
         kpi = by_key.get(g.kpi)
+        if kpi is not None and kpi.unsupported:
+            out.append(Verdict(g, False, f"gate failed: {g.kpi} {g.written}: unsupported by the engine "
+                                         f"(no {kpi.unsupported}) ({g.source})"))
+            continue
         if kpi is None or kpi.value is None:
             out.append(Verdict(g, False, f"gate failed: {g.kpi} {g.written}: no data ({g.source})"))
             continue

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.report.errata import errata_lines
+from memeval.report.served import answered_by
 from memeval.score.setup import fingerprint, setup_of
 from memeval.stats.basic import Rate
 from memeval.util.suggest import counted
@@ -48,6 +49,16 @@ def fmt_kpi(v: float | None, unit: Unit) -> str:
     return f"{v:g}"
 
 
+def unsupported_text(capability: str) -> str:
+    """How a KPI the engine cannot have reads: never a number."""
+    return f"unsupported (no {capability})"
+
+
+def fmt_kpi_value(k: Kpi) -> str:
+    """The KPI's value, or "unsupported (no CAPABILITY)" for a KPI the engine cannot have."""
+    return unsupported_text(k.unsupported) if k.unsupported else fmt_kpi(k.value, k.unit)
+
+
 def fmt_ci(k: Kpi) -> str:
     """The KPI's 95% interval in its unit, ``–`` when it has none."""
     if not k.ci95:
@@ -82,6 +93,16 @@ def depth_line(record: RunRecord) -> str | None:
     return f"Retrieval depth: {'; '.join(parts)}." if parts else None
 
 
+def noise_line(record: RunRecord) -> str | None:
+    """The haystack noise the suite wrote before each scenario's own items, in one sentence."""
+    noise = record.setup.noise if record.setup else None
+    if noise is None:
+        return None
+    source = f"drawn from `{noise.file}`" if noise.file else "generated routine office notes"
+    return (f"Haystack noise: {noise.tokens:,} tokens of distractors per tenant ({source}, seed {noise.seed}), "
+            f"written before each scenario's own items.")
+
+
 def fmt_cluster(k: Kpi) -> str:
     """The KPI's cluster bootstrap interval with its number of clusters (``lo – hi (5 scenarios)``),
     ``–`` when the KPI has none, the clusters alone when there were too few."""
@@ -114,7 +135,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
             styles.append({**accuracy_row(style, phase, t), "n": str(t.scored)})
     latency = [{"label": str(label), "n": row.n, "p50": fmt_num(row.p50), "p95": fmt_num(row.p95),
                 "p99": fmt_num(row.p99), "max": fmt_num(row.max)} for label, row in record.latency.items()]
-    kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi(k.value, k.unit), "n": k.n, "ci": fmt_ci(k),
+    kpis = [{"group": k.group, "name": k.name, "value": fmt_kpi_value(k), "n": k.n, "ci": fmt_ci(k),
              "cluster": fmt_cluster(k),
              "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
@@ -126,6 +147,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "stuffing": stuffing_line(record),
         "errata": errata_lines(record.errata),
         "depth": depth_line(record),
+        "noise": noise_line(record),
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }
@@ -158,7 +180,7 @@ def _usd(value: float | None) -> str:
 
 def _model_rows(a: ModelSide, role: str) -> list[tuple[str, str]]:
     prompt, sampling = a.prompt, a.sampling
-    return [(role, f"`{a.model}` at {a.endpoint}"),
+    return [(role, f"{answered_by(a)} at {a.endpoint}"),
             (f"{role} prompt", f"`{prompt.name}` (sha256 `{prompt.sha256[:12]}`), temperature "
                                f"{sampling.temperature:g}, max_tokens {sampling.max_tokens}")]
 

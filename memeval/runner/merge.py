@@ -55,14 +55,20 @@ def merge_shards(shards: Shards) -> RunRecord:
     rank = {s.id: n for n, s in enumerate(scenarios)}
     probes = sorted((p for r in records for p in r.probes), key=lambda p: rank.get(p.scenario, len(rank)))
     timings: dict[TimingLabel, list[float]] = {}
+    counts: dict[TimingLabel, dict[str, int]] | None = {}
     for record in records:
         for label, samples in record.timings.items():
             timings.setdefault(label, []).extend(samples)
+        if record.timing_scenarios is None or counts is None:
+            counts = None  # one shard that does not say which scenario timed what: none does
+        else:
+            for label, by_scenario in record.timing_scenarios.items():
+                counts.setdefault(label, {}).update(by_scenario)
     merged = dataclasses.replace(
         first, run_id=new_run_id(), created_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         scenarios=tuple(scenarios), probes=tuple(probes), usage=sum_usage([s.usage for s in scenarios]),
         timings={label: tuple(samples) for label, samples in timings.items()},
-        interrupted=any(r.interrupted for r in records), shard=None)
+        interrupted=any(r.interrupted for r in records), shard=None, timing_scenarios=counts)
     return derive(merged)
 
 

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memeval.errors import Outcome, UsageError, exit_code
-from memeval.record import KpiGroup, RunRecord, Unit
+from memeval.record import KpiGroup, RepeatNote, RunRecord, Unit
 from memeval.record.codec import to_json
 from memeval.report.files import read_run, write_json, write_text
 from memeval.report.view import DASH, fmt_kpi
+from memeval.runner.checkpoint import new_run_id
 from memeval.runner.session import Echo, RunRequest, run_once
 from memeval.stats.clustered import flip_rate, spread
 from memeval.score.kpi import HEADLINE, METRICS_BY_NAME
@@ -39,11 +40,12 @@ def run_repeats(req: RunRequest, repeats: int, echo: Echo, show: Echo) -> Outcom
     if req.resume or req.json_path:
         raise UsageError("--repeat cannot be combined with --resume or --json")
     outcomes, folders = [], []
+    group = new_run_id()
     for i in range(1, repeats + 1):
         echo(f"repeat {i} of {repeats}")
         salt = f"{req.cache_salt}/repeat-{i}" if req.cache_salt else f"repeat-{i}"
         out = os.path.join(req.out, f"repeat-{i}") if req.out else None
-        outcome, folder = run_once(replace(req, out=out, cache_salt=salt), echo, show)
+        outcome, folder = run_once(replace(req, out=out, cache_salt=salt, repeat=RepeatNote(group, i, repeats)), echo, show)
         outcomes.append(outcome)
         folders.append(folder)
         if outcome == Outcome.INTERRUPTED:

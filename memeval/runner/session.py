@@ -22,7 +22,7 @@ from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import adapter_concurrent, engine_server
 from memeval.errors import Outcome, UsageError
 from memeval.util.interruptible import handling
-from memeval.record import JsonObject, RunRecord, Shard
+from memeval.record import JsonObject, RepeatNote, RunRecord, Shard
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
 from memeval.runner.executor import check_executor, make_executor, parse_shard
@@ -74,6 +74,8 @@ class RunRequest:
     jobs: int = 1
     shard: str | None = None
     judge_repeats: int = 1
+    repeat: RepeatNote | None = None
+    """Set by ``--repeat``: the run is one of a group of repeats, and its record says so."""
 
 
 def run_session(req: RunRequest, echo: Echo, show: Echo) -> Outcome:
@@ -115,6 +117,7 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
             engine = engine_def.create(overrides)
             try:
                 record = run_suite(suite, engine, options, progress, journal, executor, engine_def, shard)
+                record = replace(record, repeat=req.repeat) if req.repeat else record
             finally:
                 engine.close()
             if answerer is not None and not record.interrupted:  # after Ctrl-C stop now; a resume answers
@@ -137,7 +140,7 @@ def _finish(req: RunRequest, record: RunRecord, data: JsonObject, folder: str, g
     if req.junit:
         from memeval.report.junit import junit_xml
 
-        write_text(req.junit, junit_xml(record))
+        write_text(req.junit, junit_xml(record, gates))
     if not req.quiet and req.format == "text":
         show(report)
     echo(f"wrote {os.path.join(folder, 'run.json')}, run.md and run.html" + (f"; JUnit {req.junit}" if req.junit else ""))

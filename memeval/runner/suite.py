@@ -283,8 +283,18 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         shard=shard,
         benchmark=_benchmark(suite),
         errata=errata_record(suite),
+        timing_scenarios=timing_scenarios(entries),
     )
     return derive(record)
+
+
+def timing_scenarios(entries: Sequence[ScenarioEntry]) -> dict[TimingLabel, dict[str, int]]:
+    """Per timing label, the samples each scenario gave, in the order :func:`assemble` joins them."""
+    out: dict[TimingLabel, dict[str, int]] = {}
+    for entry in entries:
+        for label, samples in entry.timings.items():
+            out.setdefault(label, {})[entry.scenario.id] = len(samples)
+    return out
 
 
 def sum_usage(usages: list[Usage | None]) -> Usage | None:

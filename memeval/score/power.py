@@ -36,6 +36,9 @@ POWER = 0.8
 KPIS = ("pack-hit", "answer")
 """Which verdict :func:`probe_outcomes` reads: ``hit`` (probes that expect an answer) or
 ``answer_ok`` (the extractive answer, every scored probe)."""
+PHASES = ("synthesis", "recall")
+"""The phase a plan analyses: each probe counts once, in that phase (the KPIs ``pack hit
+(synthesis)`` and ``extractive answer`` read the synthesis phase, so that is the default)."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +97,20 @@ class PowerPlan:
 
 
 def probe_outcomes(probes: Sequence[ProbeResult], kpi: str = "pack-hit",
-                   clusters: Clustering = SCENARIO) -> list[ProbeOutcome]:
-    """Each probe result of a run as a :class:`ProbeOutcome` in its cluster by ``clusters``.
+                   clusters: Clustering = SCENARIO, phase: str = "synthesis") -> list[ProbeOutcome]:
+    """Each probe result of a run in ``phase`` as a :class:`ProbeOutcome` in its cluster by
+    ``clusters``: a probe asked in both phases counts once, as the KPI of that phase counts it.
     ``pack-hit`` reads ``hit`` and leaves abstention probes out (they expect no answer in the
     pack); ``answer`` reads ``answer_ok``. Probes whose gold is disputed (errata) are left out;
-    those whose ``status`` is not ``scored`` have verdict None. Raises ValueError for an unknown kpi."""
+    those whose ``status`` is not ``scored`` have verdict None. Raises ValueError for an unknown
+    kpi or phase."""
     if kpi not in KPIS:
         raise ValueError(f"unknown kpi {kpi!r}; choose one of {', '.join(KPIS)}")
+    if phase not in PHASES:
+        raise ValueError(f"unknown phase {phase!r}; choose one of {', '.join(PHASES)}")
     out = []
     for probe in probes:
-        if (kpi == "pack-hit" and probe.abstain) or probe.disputed:
+        if (kpi == "pack-hit" and probe.abstain) or probe.disputed or probe.phase != phase:
             continue
         verdict = (probe.hit if kpi == "pack-hit" else probe.answer_ok) if probe.status == "scored" else None
         out.append(ProbeOutcome(probe.scenario, probe.id, probe.phase, None if verdict is None else bool(verdict),
@@ -186,13 +193,13 @@ def _repeats_needed(variance: Variance, s2: float, effect: float, budget: float)
     return max(1, math.ceil(within / room)), None
 
 
-def render(plan_: PowerPlan, kpi: str) -> str:
-    """A short text table of the plan, one line per size."""
+def render(plan_: PowerPlan, kpi: str, phase: str = "synthesis") -> str:
+    """A short text table of the plan, one line per size, naming the phase it analysed."""
     v = plan_.variance
     rate = "–" if v.rate is None else f"{100 * v.rate:.1f}%"
     icc_text = "–" if v.icc is None else f"{v.icc:.3f}"
     effect = "–" if v.design_effect is None else f"{v.design_effect:.2f}"
-    lines = [f"power: {kpi} over {v.repeats} run(s); rate {rate}; ICC {icc_text}; design effect {effect}"
+    lines = [f"power: {kpi} ({phase} phase: each probe once) over {v.repeats} run(s); rate {rate}; ICC {icc_text}; design effect {effect}"
              + (f"; {v.dropped} probe(s) not scored in every run left out" if v.dropped else ""),
              f"to detect {plan_.delta_pp:g} pp at alpha {plan_.alpha:g}, power {plan_.power:g} (two-sided, normal approximation)",
              "",

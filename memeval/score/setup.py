@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from memeval.plugins import BENCHMARKS, find
 from memeval.record import BenchmarkInfo, BenchmarkJudge, ModelSide, RunRecord
 from memeval.record.codec import Json, to_json
-from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup,
+from memeval.record.setup import (DatasetSetup, EngineSetup, ErrataSetup, GraderJudgeSetup, GradingSetup, ModelSetup, NoiseSetup,
                                   PackSetup, Setup)
 from memeval.score.clusters import clustering
 from memeval.score.haystack import depth
@@ -60,7 +60,16 @@ def scoring_setup(record: RunRecord) -> Setup:
         retrieval=depth(record.probes, spec, pack.budget_tokens, pack.learnings + pack.brain + pack.history + pack.team),
         errata=None if errata is None else ErrataSetup(errata.sha256, errata.count),
         grader_judge=_grader_judge(record.benchmark.judge if record.benchmark else None),
+        noise=_noise(spec.get("noise")),
     )
+
+
+def _noise(block: Json) -> NoiseSetup | None:
+    """The suite's ``noise:`` block as the setup records it (None: the suite has none)."""
+    if not isinstance(block, dict):
+        return None
+    name = block.get("file")
+    return NoiseSetup(int(str(block["seed"])), int(str(block["tokens"])), None if name is None else str(name))
 
 
 def setup_of(record: RunRecord) -> Setup:

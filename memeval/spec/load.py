@@ -19,6 +19,7 @@ from memeval.errors import SpecError, SpecIssue
 from memeval.spec import model as m
 from memeval.spec.checks import Located, agent_tenants, check_scenario, check_suite, default_tenant, items, thread_tenant
 from memeval.spec.errata import declared, errata_file, parse_errata, resolve
+from memeval.spec.noise import read_noise, with_noise
 from memeval.spec.times import epoch_issue, timeline_issues
 from memeval.spec.validate import schema_issues
 from memeval.spec.yamlload import MAX_BYTES, Marks, YamlProblem, problem_issue, read_yaml, render_path
@@ -102,11 +103,30 @@ def load_suite(path: str) -> m.Suite:
         issues += suite_grader(data, path, marks)
     errata, found = _errata(path, data, marks, located, dataset, digest)
     issues += found
+    noise, found = _noise(path, data, marks, digest)
+    issues += found
     if not located and not issues and dataset is None:
         issues.append(SpecIssue(path, 1, 1, "", "the suite has no scenarios: add include:, scenarios: or dataset:"))
     if issues:
         raise SpecError(issues)
-    return replace(_build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset), errata=errata)
+    suite = replace(_build_suite(data, located, path, tuple(files), digest.hexdigest(), dataset), errata=errata)
+    if noise is None:
+        return suite
+    return replace(suite, noise=noise, scenarios=tuple(with_noise(s, noise) for s in suite.scenarios))
+
+
+def _noise(path: str, data: dict[str, Any], marks: Marks, digest: Any) -> tuple[m.Noise | None, list[SpecIssue]]:
+    """The suite's haystack noise (its file's paragraphs in the suite's hash), or the issue reading it."""
+    block = data.get("noise")
+    if not isinstance(block, dict) or not isinstance(block.get("seed"), int) or not isinstance(block.get("tokens"), int):
+        return None, []  # absent, or a shape the schema check has already reported
+    try:
+        noise = read_noise(block, path)
+    except ValueError as err:
+        line, column = marks.at(("noise",))
+        return None, [SpecIssue(path, line, column, "noise.file", str(err))]
+    digest.update("\n\n".join(noise.paragraphs).encode())
+    return noise, []
 
 
 def _errata(path: str, data: dict[str, Any], marks: Marks, located: list[Located], dataset: m.DatasetSource | None,

@@ -266,6 +266,17 @@ class Errata:
 
 
 @dataclass(frozen=True)
+class Noise:
+    """A suite's haystack noise (:mod:`memeval.spec.noise`): its seed, its size per tenant in
+    tokens and, when drawn from a file in the suite's folder, that file (absolute) and paragraphs."""
+
+    seed: int
+    tokens: int
+    file: str | None = None
+    paragraphs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Suite:
     """A loaded, validated suite. ``sha256`` covers every file read, in order, and the dataset's sha256."""
 
@@ -286,6 +297,8 @@ class Suite:
     dataset: DatasetSource | None = None
     errata: Errata | None = None
     """The disputed gold answers the suite declares (``errata:`` or ``dataset.errata``)."""
+    noise: Noise | None = None
+    """The distractors written to every tenant before a scenario's own items (``noise:``; None: none)."""
 
     @property
     def scenario_ids(self) -> tuple[str, ...]:

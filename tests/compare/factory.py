@@ -9,6 +9,7 @@ from memeval.record import (Answerer, Builds, CacheInfo, Cleanup, EngineSnapshot
                             ProbeResult, RunRecord, Sampling, ScenarioResult, SuiteInfo, Synthesis, TenantDerived,
                             TimingLabel, Usage)
 from memeval.score.derive import derive
+from memeval.score.unsupported import USED
 from memeval.score.probe import blank_result
 from memeval.spec.model import Probe
 
@@ -39,13 +40,15 @@ def answerer(calls: int, tokens: int | None, cost_usd: float | None) -> Answerer
 
 def run(probes: list[ProbeResult], label: str = "run", profile: str | None = None, flags: dict[str, str] | None = None,
         scenarios: list[ScenarioResult] | None = None, timings: dict[str, list[float]] | None = None,
-        usage: Usage | None = None, answers: Answerer | None = None) -> RunRecord:
-    """A run record with totals and KPIs derived from ``probes`` by the real code."""
+        usage: Usage | None = None, answers: Answerer | None = None,
+        capabilities: tuple[str, ...] = tuple(sorted(USED))) -> RunRecord:
+    """A run record with totals and KPIs derived from ``probes`` by the real code (an engine
+    with every capability unless ``capabilities`` says otherwise)."""
     record = RunRecord(
         format_version=2, memeval_version="0", label=label, profile=profile, flags=flags or {}, run_id="r",
         created_at="2026-01-01T00:00:00Z", python="3.11",
         suite=SuiteInfo("s", "", "s.yaml", (), "0" * 64, {}),
-        engine=EngineSnapshot("e", "0", (), None, (), dict(flags or {}), {}),
+        engine=EngineSnapshot("e", "0", capabilities, None, (), dict(flags or {}), {}),
         options=Options("e", (), False, None, None, answers is not None, 1),
         scenarios=tuple(scenarios or ()), probes=tuple(probes), answerer=answers, usage=usage,
         timings={TimingLabel(k): tuple(v) for k, v in (timings or {}).items()})

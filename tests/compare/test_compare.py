@@ -64,9 +64,10 @@ def test_worse_and_changed_marks_and_latency_floor():
     other = run(hits(5, 20), profile="slow", timings={"pre_turn (recall)": [14.0], "synthesis (all builds)": [200.0]})
     comparison = compare_records([base, other])
     assert cell(comparison, "pack hit (synthesis)", "slow")["mark"] == "▼"
-    assert cell(comparison, "pre_turn p50", "slow")["mark"] == "~"  # +4 ms is under the 5 ms floor
-    assert cell(comparison, "belief builds", "slow")["mark"] == "▼"
-    assert "▼ latency / belief builds: 100.00 ms → 200.00 ms (+100%)" in render_comparison(comparison)
+    # one sample a run is no latency measurement (issue 30): it needs repeats, whatever its size
+    assert cell(comparison, "pre_turn p50", "slow")["mark"] == "?"
+    assert cell(comparison, "belief builds", "slow")["mark"] == "?"
+    assert "200.00 ms (+100%, n=1/1, needs repeats)" in render_comparison(comparison)
 
 
 def test_baseline_is_the_profile_named_baseline_else_the_first_else_the_one_asked_for():

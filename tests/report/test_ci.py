@@ -15,7 +15,7 @@ from memeval.record import Kpi
 from memeval.report.charts import Point, RateBar, Series, pareto, rate_chart
 from memeval.report.files import read_run
 from memeval.report.gates import check, parse, parse_fail_under, slug
-from memeval.report.html_view import marked, outcomes
+from memeval.report.html_view import marked
 from memeval.report.junit import junit_xml
 from tests.conftest import FIXTURES, cli
 
@@ -47,12 +47,15 @@ def test_junit_has_one_case_per_probe_and_failures_say_why() -> None:
     record = read_run(os.path.join(RECORDS, "mini-llm.json"))
     root = ET.fromstring(junit_xml(record))
     cases = root.findall(".//testcase")
-    assert len(cases) == len(record.probes)
-    for probe, case in zip(record.probes, cases):
+    probes = list(dict.fromkeys((p.scenario, p.id) for p in record.probes))
+    assert len(cases) == len(probes)  # one case per probe; it fails on a synthesis pack miss (the default gate)
+    for key, case in zip(probes, cases):
         failure = case.find("failure")
-        assert (failure is not None) is bool(outcomes(probe)), probe.id
+        missed = any(p.key[:2] == key and p.phase == "synthesis" and p.hit is False and not p.abstain
+                     for p in record.probes)
+        assert (failure is not None) is missed, key
         if failure is not None:
-            assert "best line: " in (failure.text or "") and "True" not in (failure.text or "")
+            assert "nearest pack line: " in (failure.text or "") and "True" not in (failure.text or "")
 
 
 def test_marks_use_the_matcher_and_escape_the_rest() -> None:
@@ -84,7 +87,9 @@ def test_run_gates_junit_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "no data" in summary["gates"][1]["line"]
     failed = [line for line in err.splitlines() if line.startswith("gate failed")]
     assert failed == [g["line"] for g in summary["gates"][1:]]
-    assert len(ET.parse(junit).getroot().findall(".//testcase")) == summary["probes"]["total"]
+    gate_cases = len(summary["gates"])  # one case per probe and one per gate
+    probes = {(p.scenario, p.id) for p in read_run(str(tmp_path / "run" / "run.json")).probes}
+    assert len(ET.parse(junit).getroot().findall(".//testcase")) == len(probes) + gate_cases
     assert (tmp_path / "run" / "run.html").read_text(encoding="utf-8").count("<svg") >= 5
     bad = tmp_path / "typo.yaml"
     bad.write_text(suite.read_text(encoding="utf-8").replace("pack_hit_synthesis:", "pack_hit_synthsis:"), encoding="utf-8")

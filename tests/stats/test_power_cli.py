@@ -36,15 +36,16 @@ def test_the_adapter_reads_every_probe_and_leaves_abstention_out_of_pack_hit(run
     probes = read_run(str(run_json)).probes
     hits = probe_outcomes(probes, "pack-hit")
     answers = probe_outcomes(probes, "answer")
-    assert len(answers) == len(probes)
-    assert len(hits) == sum(1 for p in probes if not p.abstain)
+    synthesis = [p for p in probes if p.phase == "synthesis"]  # each probe once, in the phase analysed
+    assert len(answers) == len(synthesis)
+    assert len(hits) == sum(1 for p in synthesis if not p.abstain)
     scored = {p.key: p.hit for p in probes if p.status == "scored"}
     assert all(o.verdict == scored[o.key] for o in hits if o.key in scored)
 
 
 def test_unscored_probes_have_no_verdict():
     spec = Probe(id="p", route="ask", agent="a", tenant="t", question="q?", style="lexical", expect=("x",))
-    probes = [blank_result("s", spec, "recall", "errored", "engine down")]
+    probes = [blank_result("s", spec, "synthesis", "errored", "engine down")]
     assert probe_outcomes(probes)[0].verdict is None
     with pytest.raises(ValueError, match="unknown kpi"):
         probe_outcomes(probes, "mrr")
@@ -55,8 +56,9 @@ def test_power_prints_the_table_for_one_run(run_json, capsys):
     assert cli(["power", str(run_json), "--delta", "10"]) == 0
     out = capsys.readouterr().out
     record = json.loads(run_json.read_text(encoding="utf-8"))
-    probes = sum(1 for p in record["probes"] if not p["abstain"] and p["status"] == "scored")
-    assert out.startswith("power: pack-hit over 1 run(s); rate ")
+    probes = sum(1 for p in record["probes"] if not p["abstain"] and p["status"] == "scored"
+                 and p["phase"] == "synthesis")
+    assert out.startswith("power: pack-hit (synthesis phase: each probe once) over 1 run(s); rate ")
     assert "to detect 10 pp at alpha 0.05, power 0.8" in out
     assert f"{'probes':<24}{probes:>8,}" in out
     assert "minimum detectable change" in out
