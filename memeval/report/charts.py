@@ -240,10 +240,12 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
             _text(left + w / 2, top + h + 32, "latency (ms, log scale) → lower is better", "middle", 'fill="#555"'),
             _text(14, top + h / 2, "accuracy %", "middle", f'fill="#555" transform="rotate(-90 14 {top + h / 2})"')]
     step = max(5, 5 * round((y_hi - y_lo) / 25))
-    for tick in range(5 * math.ceil(y_lo / 5), int(y_hi) + 1, step):
-        body.append(_text(left - 6, ypos(tick) + 4, f"{tick}", "end", 'fill="#555"'))
-    for p10 in range(math.ceil(x_lo), math.floor(x_hi) + 1):
-        body.append(_text(xpos(p10), top + h + 16, _ms(10 ** p10), "middle", 'fill="#555"'))
+    for pct in range(5 * math.ceil(y_lo / 5), int(y_hi) + 1, step):
+        body.append(_text(left - 6, ypos(pct) + 4, f"{pct}", "end", 'fill="#555"'))
+    ticks = ([float(t) for t in range(math.ceil(x_lo), math.floor(x_hi) + 1)]
+             or [x_lo + (x_hi - x_lo) * i / 4 for i in (1, 2, 3)])  # powers of ten, or three inside a narrow range
+    for tick in ticks:
+        body.append(_text(xpos(tick), top + h + 16, _ms(10 ** tick), "middle", 'fill="#555"'))
     places: dict[tuple[int, int], list[Point]] = {}
     for p in drawn:
         places.setdefault((round(xpos(math.log10(max(p.latency_ms or 0.0, 1e-3)))), round(ypos(p.accuracy or 0.0))),

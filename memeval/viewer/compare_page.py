@@ -63,8 +63,9 @@ def pack_diff(before: ProbeResult | None, after: ProbeResult | None) -> tuple[tu
 def _diffs(sides: list[RunRecord], flips: dict[str, list[dict[str, str]]]) -> list[PackDiff]:
     by_name = {side_name(r): r for r in sides}
     base = sides[0]
-    index = {(side_name(r), p.scenario, p.phase, p.id): p for r in sides for p in r.probes}
-    out = []
+    index: dict[tuple[str, str, str, str], ProbeResult] = {
+        (side_name(r), p.scenario, str(p.phase), p.id): p for r in sides for p in r.probes}
+    out: list[PackDiff] = []
     for profile, found in flips.items():
         if profile not in by_name:
             continue
@@ -72,8 +73,9 @@ def _diffs(sides: list[RunRecord], flips: dict[str, list[dict[str, str]]]) -> li
             a = index.get((side_name(base), f["scenario"], f["phase"], f["probe"]))
             b = index.get((profile, f["scenario"], f["phase"], f["probe"]))
             before, after = pack_diff(a, b)
+            asked = b or a
             out.append(PackDiff(profile, f["kpi"], f["scenario"], f["phase"], f["probe"], f["change"],
-                                (b or a).question if (a or b) else "", before, after))
+                                asked.question if asked else "", before, after))
     return out
 
 
@@ -97,7 +99,7 @@ def compare_page(runs: Sequence[tuple[str, RunRecord]], allow: Sequence[str]) ->
     flips = comparison["flips"]
     assert isinstance(flips, dict)
     return render("view_compare.html.j2", refused=False, names=names, allowed=list(allow),
-                  pack_diffs=_diffs(sides, flips), max_flips=MAX_FLIPS, **view)  # type: ignore[arg-type]
+                  pack_diffs=_diffs(sides, flips), max_flips=MAX_FLIPS, **view)
 
 
 def _short(value: object) -> str:

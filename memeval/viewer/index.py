@@ -216,9 +216,12 @@ def _run_row(v: tuple[object, ...], kpis: list[KpiRow]) -> RunRow:
     def text(name: str) -> str:
         return "" if d[name] is None else str(d[name])
 
-    return RunRow(key=text("key"), error=d["error"] and str(d["error"]), run_id=text("run_id"), label=text("label"),
-                  profile=d["profile"] and str(d["profile"]), suite=text("suite"),
-                  benchmark=d["benchmark"] and str(d["benchmark"]), engine=text("engine"),
+    def maybe(name: str) -> str | None:
+        return None if d[name] is None else str(d[name])
+
+    return RunRow(key=text("key"), error=maybe("error"), run_id=text("run_id"), label=text("label"),
+                  profile=maybe("profile"), suite=text("suite"),
+                  benchmark=maybe("benchmark"), engine=text("engine"),
                   engine_version=text("engine_version"), answer_mode=text("answer_mode"), created_at=text("created_at"),
                   setup=text("setup"), probes=int(str(d["probes"] or 0)), scenarios=int(str(d["scenarios"] or 0)),
                   interrupted=bool(d["interrupted"]), kpis=tuple(kpis))

@@ -89,7 +89,8 @@ def select(runs: list[RunRow], query: ListQuery) -> list[RunRow]:
         measured = sorted((r for r in kept if value(r) is not None), key=lambda r: value(r) or 0.0, reverse=query.desc)
         kept = measured + [r for r in kept if value(r) is None]
     else:
-        kept.sort(key=lambda r: str(getattr(r, key)), reverse=query.desc)
+        column = str(key)
+        kept.sort(key=lambda r: str(getattr(r, column)), reverse=query.desc)
     return kept + [r for r in runs if r.error]
 
 
@@ -114,7 +115,8 @@ def list_page(index: RunIndex, query: ListQuery) -> str:
 
 
 def leaderboard_page(index: RunIndex, suite: str) -> str:
-    """Engines × answer modes of one suite (the newest run of each), with the accuracy × latency
+    """Configurations (:func:`configuration`) × answer modes of one suite (the newest run of each),
+    with the accuracy × latency
     frontier; without ``suite`` the list of suites to choose from."""
     runs = [r for r in index.runs(HEADLINE) if not r.error]
     suites = sorted({(r.suite, r.benchmark or "") for r in runs})
@@ -124,21 +126,28 @@ def leaderboard_page(index: RunIndex, suite: str) -> str:
     counts: dict[tuple[str, str], int] = {}
     for r in runs:
         if r.suite == suite:
-            cell = (r.engine + (f" ({r.profile})" if r.profile else ""), r.answer_mode)
+            cell = (configuration(r), r.answer_mode)
             counts[cell] = counts.get(cell, 0) + 1
             if cell not in newest or r.created_at > newest[cell].created_at:
                 newest[cell] = r
-    points = [Point(f"{engine} · {mode}", _value(answer_kpi(r)), _value(r.kpi(*LATENCY)), _value(r.kpi(*TOKENS)))
-              for (engine, mode), r in newest.items()]
+    points = [Point(f"{config} · {mode}", _value(answer_kpi(r)), _value(r.kpi(*LATENCY)), _value(r.kpi(*TOKENS)))
+              for (config, mode), r in newest.items()]
     best = frontier(points)
-    rows = [{"engine": engine, "mode": mode, "r": r, "runs": counts[(engine, mode)], "star": p.label in best,
+    rows = [{"config": config, "mode": mode, "r": r, "runs": counts[(config, mode)], "star": p.label in best,
              "answer": fmt_row_kpi(answer_kpi(r)), "hit": fmt_row_kpi(r.kpi(*PACK_HIT)),
              "latency": fmt_row_kpi(r.kpi(*LATENCY)), "tokens": fmt_row_kpi(r.kpi(*TOKENS)),
-             "cost": fmt_row_kpi(r.kpi(*ANSWER_COST))} for ((engine, mode), r), p in zip(newest.items(), points)]
+             "cost": fmt_row_kpi(r.kpi(*ANSWER_COST))} for ((config, mode), r), p in zip(newest.items(), points)]
     rows.sort(key=lambda row: -(_value(answer_kpi(row["r"])) or -1.0))  # type: ignore[arg-type]
     chart = frontier_chart("Answer accuracy vs probe latency (circle area: pack tokens)", points)
     return render("view_leaderboard.html.j2", suite=suite, suites=suites, rows=rows, chart=chart,
                   on_frontier=sorted(best))
+
+
+def configuration(r: RunRow) -> str:
+    """What a leaderboard row stands for: the run's label (the engine's name unless ``--label``
+    named it), its sweep profile, and the engine when the label is not its name."""
+    name = r.label + (f" · {r.profile}" if r.profile else "")
+    return name if r.label == r.engine else f"{name} ({r.engine})"
 
 
 def _value(k: KpiRow | None) -> float | None:

@@ -186,8 +186,8 @@ class ViewerServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         """The address to open: ``http://127.0.0.1:PORT/``."""
-        host, port = self.server_address[:2]
-        return f"http://{host if ':' not in str(host) else f'[{host}]'}:{port}/"
+        host, port = str(self.server_address[0]), self.server_address[1]
+        return f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
 
     def host_allowed(self, host: str) -> bool:
         """Whether a request's Host header names this server on loopback (any host when the

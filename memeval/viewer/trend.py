@@ -27,8 +27,8 @@ def trend_chart(runs: Sequence[tuple[str, KpiRow | None, KpiRow | None]]) -> Mar
         x0 = LEFT + 10 + 190 * s
         body.append(f'<rect x="{x0}" y="8" width="10" height="10" fill="{PALETTE[s]}"/>'
                     f'<text x="{x0 + 14}" y="17">{escape(name)}</text>')
-        for i, run in enumerate(runs):
-            body += _dot(LEFT + 20 + i * step + 4 * s, run[1 + s], PALETTE[s], f"{run[0]} · {name}")
+        for i, (when, hit, answer) in enumerate(runs):
+            body += _dot(LEFT + 20 + i * step + 4 * s, (hit, answer)[s], PALETTE[s], f"{when} · {name}")
     for i, run in enumerate(runs):
         if len(runs) <= 12 or i in (0, len(runs) - 1):
             body.append(f'<text x="{LEFT + 20 + i * step:.1f}" y="{TOP + PLOT_H + 16}" text-anchor="middle" '
