@@ -19,7 +19,7 @@ import hashlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from memeval.errors import MemevalError, UsageError
@@ -107,6 +107,9 @@ class RunIndex:
         except sqlite3.Error as err:
             raise UsageError(f"{path}: cannot open the viewer's index: {err}") from None
         self._lock = threading.Lock()
+        self.on_read: Callable[[str, tuple[int, int], RunRecord], None] | None = None
+        """Called with (key, (mtime_ns, size), record) for every run.json the index reads, so a
+        cache can keep the record it just paid to parse."""
 
     def close(self) -> None:
         """Close the index file."""
@@ -118,11 +121,13 @@ class RunIndex:
         with self._lock:
             seen: set[str] = set()
             read = 0
+            stored = {row[0]: (row[1], row[2]) for row in self._db.execute("SELECT key, mtime_ns, size FROM runs")}
             for key, path in self._run_files():
                 seen.add(key)
-                read += self._update(key, path)
-            stored = {row[0] for row in self._db.execute("SELECT key FROM runs")}
-            for gone in stored - seen:
+                st = os.stat(path)
+                if stored.get(key) != (st.st_mtime_ns, st.st_size):
+                    read += self._update(key, path, st)
+            for gone in set(stored) - seen:
                 self._db.execute("DELETE FROM runs WHERE key = ?", (gone,))
                 self._db.execute("DELETE FROM kpis WHERE key = ?", (gone,))
             self._db.commit()
@@ -142,11 +147,8 @@ class RunIndex:
         real = os.path.realpath(path)
         return real.startswith(self.root + os.sep) and os.path.isfile(real)
 
-    def _update(self, key: str, path: str) -> int:
-        st = os.stat(path)
+    def _update(self, key: str, path: str, st: os.stat_result) -> int:
         row = self._db.execute("SELECT mtime_ns, size, sha256 FROM runs WHERE key = ?", (key,)).fetchone()
-        if row and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
-            return 0
         with open(path, "rb") as fh:
             sha = hashlib.sha256(fh.read()).hexdigest()
         if row and row[2] == sha:
@@ -160,6 +162,8 @@ class RunIndex:
                              (key, st.st_mtime_ns, st.st_size, sha, str(err).replace(self.root + os.sep, "")))
             return 1
         self._store(key, st, sha, record)
+        if self.on_read is not None:
+            self.on_read(key, (st.st_mtime_ns, st.st_size), record)
         return 1
 
     def _store(self, key: str, st: os.stat_result, sha: str, r: RunRecord) -> None:

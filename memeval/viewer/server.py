@@ -3,7 +3,8 @@ caller binds another host on purpose.
 
 Routes (anything else is 404):
 
-- ``/`` the run list, ``/api/runs`` the same as JSON (``?q= &suite= &engine= &sort= &desc=``);
+- ``/`` the run list, ``/api/runs`` the same as JSON (``?q= &suite= &engine= &sort= &desc=``; the
+  headline KPIs, or every KPI with ``&kpis=all``);
 - ``/run/KEY`` a run (``?q= &show= &group= &page= &open=``), ``/api/run/KEY/probes`` a page of
   its probes as JSON; ``/file/KEY/run.html|run.md|run.json`` the run's own files;
 - ``/compare?run=KEY&run=KEY[&allow=FIELD]``, ``/leaderboard?suite=NAME``, ``/trend?label=NAME``.
@@ -32,7 +33,7 @@ from memeval.report.files import read_run
 from memeval.secrets import mask
 from memeval.viewer.compare_page import compare_page
 from memeval.viewer.index import RunIndex
-from memeval.viewer.pages import ListQuery, leaderboard_page, list_page, run_json, select, trend_page
+from memeval.viewer.pages import HEADLINE, ListQuery, leaderboard_page, list_page, run_json, select, trend_page
 from memeval.viewer.run_page import PAGE, ProbeQuery, run_page
 from memeval.viewer.run_page import select as select_probes
 
@@ -47,12 +48,23 @@ class NotFound(Exception):
 
 
 class Records:
-    """The last few run records read, by key, re-read when their file's mtime or size changes."""
+    """The last few run records read (by a page, or by the index when a run.json changed), by
+    key, re-read when their file's mtime or size changes: a large run's parse is paid once."""
 
     def __init__(self, index: RunIndex, size: int = 4) -> None:
         self.index, self.size = index, size
         self._cache: OrderedDict[str, tuple[tuple[int, int], RunRecord]] = OrderedDict()
         self._lock = threading.Lock()
+        index.on_read = self.keep
+
+    def keep(self, key: str, stamp: tuple[int, int], record: RunRecord) -> None:
+        """Hold ``record`` as the run ``key``'s at file ``stamp`` (mtime_ns, size), dropping the
+        least recently used beyond the cache's size."""
+        with self._lock:
+            self._cache[key] = (stamp, record)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
 
     def get(self, key: str) -> RunRecord:
         """The record of an indexed run; :class:`NotFound` for any other key."""
@@ -70,10 +82,7 @@ class Records:
                 self._cache.move_to_end(key)
                 return hit[1]
         record = read_run(path)
-        with self._lock:
-            self._cache[key] = (stamp, record)
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
+        self.keep(key, stamp, record)
         return record
 
 
@@ -91,7 +100,8 @@ class Viewer:
         if path == "/":
             return "text/html", list_page(self.index, ListQuery.of(params))
         if path == "/api/runs":
-            runs = select(self.index.runs(), ListQuery.of(params))
+            every = (params.get("kpis") or [""])[0] == "all"
+            runs = select(self.index.runs(None if every else HEADLINE), ListQuery.of(params))
             return "application/json", json.dumps([run_json(r) for r in runs], ensure_ascii=False)
         if path == "/leaderboard":
             return "text/html", leaderboard_page(self.index, (params.get("suite") or [""])[0])
