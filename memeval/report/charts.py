@@ -242,8 +242,7 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     step = max(5, 5 * round((y_hi - y_lo) / 25))
     for pct in range(5 * math.ceil(y_lo / 5), int(y_hi) + 1, step):
         body.append(_text(left - 6, ypos(pct) + 4, f"{pct}", "end", 'fill="#555"'))
-    ticks = ([float(t) for t in range(math.ceil(x_lo), math.floor(x_hi) + 1)]
-             or [x_lo + (x_hi - x_lo) * i / 4 for i in (1, 2, 3)])  # powers of ten, or three inside a narrow range
+    ticks = _log_ticks(x_lo, x_hi)
     for tick in ticks:
         body.append(_text(xpos(tick), top + h + 16, _ms(10 ** tick), "middle", 'fill="#555"'))
     places: dict[tuple[int, int], list[Point]] = {}
@@ -255,6 +254,17 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     if missing:
         body.append(_text(left, top + h + 48, "no data: " + ", ".join(missing), extra='fill="#888"'))
     return _svg(title, top + h + 56, body, left + w + 200)
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Ticks (log10 ms) inside [lo, hi]: the powers of ten, with 2 and 5 times them when fewer
+    than three powers fit, or three evenly spaced values in a range narrower than that."""
+    decades = range(math.floor(lo), math.ceil(hi) + 1)
+    for steps in ((1.0,), (1.0, 2.0, 5.0)):
+        ticks = [math.log10(s * 10 ** d) for d in decades for s in steps if lo <= math.log10(s * 10 ** d) <= hi]
+        if len(ticks) >= 3:
+            return ticks
+    return ticks if len(ticks) >= 2 else [lo + (hi - lo) * i / 4 for i in (1, 2, 3)]
 
 
 def _frontier_point(cx: int, cy: int, group: list[Point], best: set[str], colour: str, most: float) -> list[str]:

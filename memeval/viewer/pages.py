@@ -39,14 +39,14 @@ def render(template: str, **context: object) -> str:
     return environment(TEMPLATES).get_template(template).render(**context)
 
 
-def fmt_row_kpi(k: KpiRow | None) -> str:
-    """``value (lo – hi, n=…)``; ``– (n=0)`` when not measured, ``–`` when the run has no such KPI."""
+def fmt_row_kpi(k: KpiRow | None) -> Markup:
+    """The value, then ``lo – hi, n=…`` on a small second line; ``–`` with ``n=0`` when not
+    measured, ``–`` alone when the run has no such KPI."""
     if k is None:
-        return DASH
+        return Markup(DASH)
     unit: Unit = k.unit  # type: ignore[assignment]  # the index holds what a Kpi's unit was
-    text = fmt_kpi(k.value, unit)
     ci = f"{fmt_kpi(k.ci95[0], unit)} – {fmt_kpi(k.ci95[1], unit)}, " if k.ci95 and k.value is not None else ""
-    return f"{text} ({ci}n={k.n})"
+    return Markup("{}<br><small>{}n={}</small>").format(fmt_kpi(k.value, unit), ci, k.n)
 
 
 def answer_kpi(run: RunRow) -> KpiRow | None:

@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -159,3 +160,9 @@ def test_memeval_view_as_a_process(runs: Runs, tmp_path: Path) -> None:
     assert proc.returncode == 0, err
     bad = subprocess.run([*MEMEVAL, "view", str(tmp_path / "missing")], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "not a folder of runs" in bad.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = subprocess.run([*MEMEVAL, "view", runs.root, "--port", str(taken.getsockname()[1])],
+                              capture_output=True, text=True, timeout=120)
+    assert busy.returncode == 3 and "cannot listen on 127.0.0.1:" in busy.stderr
