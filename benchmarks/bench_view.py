@@ -32,15 +32,15 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from memeval.cli import main as memeval_main
 from memeval.report.files import read_run
 from memeval.viewer.server import ViewerServer
+from memeval.viewer.server import running as serving
+
+from bench_stats import timed  # a sibling script: python puts this folder on the path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BM25_ENGINE = os.path.join(ROOT, "engines", "reference-bm25.yaml")
@@ -84,20 +84,6 @@ def make_big_run(root: Path, work: Path, questions: int) -> str:
     return "big/r1"
 
 
-@contextmanager
-def serving(root: Path) -> Iterator[ViewerServer]:
-    """A viewer server on a free loopback port, in a thread."""
-    srv = ViewerServer(str(root))
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield srv
-    finally:
-        srv.shutdown()
-        thread.join()
-        srv.server_close()
-
-
 def fetch(srv: ViewerServer, path: str) -> int:
     """GET ``path``; the body's size (raises on a status other than 200)."""
     conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=600)
@@ -108,16 +94,6 @@ def fetch(srv: ViewerServer, path: str) -> int:
     if resp.status != 200:
         raise RuntimeError(f"GET {path}: {resp.status}")
     return len(body)
-
-
-def timed(fn: Callable[[], object], n: int) -> list[float]:
-    """Wall times of ``n`` calls, in ms."""
-    out = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
 
 
 def line(name: str, times: list[float], target: float | None = None, size: int | None = None) -> str:

@@ -18,6 +18,8 @@ PALETTE = ("#3b6fb6", "#e08a2c", "#5a9e4b", "#9b59b6", "#c0392b", "#16a085")
 LABEL_W, BAR_W, VALUE_W = 200, 760, 130
 WIDTH = LABEL_W + BAR_W + VALUE_W
 FONT = 'font-family="system-ui, sans-serif" font-size="12"'
+MAX_DOTS = 400
+"""Most sample dots drawn per latency row; the box and ticks always use every sample."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,8 @@ def _axis(y: float, ticks: Sequence[str]) -> list[str]:
 
 
 def latency_chart(title: str, rows: Sequence[Samples]) -> Markup:
-    """One row per lifecycle call on a log-ms axis: every sample as a dot, the box from p25 to
+    """One row per lifecycle call on a log-ms axis: every sample as a dot (every k-th above
+    :data:`MAX_DOTS`), the box from p25 to
     p75, a tick at the median and a diamond at p95 (a p95 of fewer than 20 samples is still
     drawn: the table and the KPIs say when it is too few to read)."""
     values = [v for r in rows for v in r.ms if v > 0]
@@ -155,10 +158,12 @@ def _strip(row: Samples, y: float, x: Callable[[float], float]) -> list[str]:
     if not ms:
         return [_text(LABEL_W + 4, y + 4, "no data", extra='fill="#888" font-style="italic"')]
     q = {p: percentile(ms, p) or 0.0 for p in (0.25, 0.5, 0.75, 0.95)}
+    every = -(-len(ms) // MAX_DOTS)  # a large run's thousands of samples: every k-th dot, in order
     out = [f'<circle class="sample" cx="{x(v):.1f}" cy="{y + ((i * 7) % 9) - 4:.1f}" r="2" fill="#3b6fb6" '
-           f'fill-opacity="0.45"/>' for i, v in enumerate(ms)]
+           f'fill-opacity="0.45"/>' for i, v in enumerate(ms[::every])]
     out.append(f'<rect class="box" x="{x(q[0.25]):.1f}" y="{y - 6:.1f}" width="{max(1.0, x(q[0.75]) - x(q[0.25])):.1f}" '
-               f'height="12" fill="none" stroke="#222"><title>{escape(row.label)}: n={len(ms)}, '
+               f'height="12" fill="none" stroke="#222"><title>{escape(row.label)}: n={len(ms)}'
+               f'{f" (one dot per {every} samples)" if every > 1 else ""}, '
                f'p50 {q[0.5]:.2f} ms, p95 {q[0.95]:.2f} ms</title></rect>')
     out.append(f'<path d="M{x(q[0.5]):.1f} {y - 6:.1f}V{y + 6:.1f}" stroke="#c0392b" stroke-width="2"/>')
     px = x(q[0.95])

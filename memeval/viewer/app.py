@@ -48,22 +48,16 @@ def serve(server: ViewerServer, echo: Callable[[str], None], open_browser: bool 
     if server.server_address[0] == "0.0.0.0":
         echo("warning: listening on every interface: anyone who can reach this machine can read these runs")
     echo(f"memeval view listening on {server.url} (Ctrl-C stops it)")
-    stop = threading.Event()
-
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+        # shutdown() waits for serve_forever() to return, so it must not run on the serving thread
+        threading.Thread(target=server.shutdown, name="memeval-view-stop", daemon=True).start()
 
-    serving = threading.Thread(target=server.serve_forever, name="memeval-view", daemon=True)
-    with handling((signal.SIGTERM, signal.SIGINT), on_signal):
-        serving.start()
-        if open_browser and can_show_browser():
-            webbrowser.open(server.url)
-        elif open_browser:
-            echo("no display here: open the address above in a browser")
-        try:
-            while not stop.wait(0.5) and serving.is_alive():
-                pass
-        finally:
-            server.shutdown()
-            serving.join()
-            server.server_close()
+    try:
+        with handling((signal.SIGTERM, signal.SIGINT), on_signal):
+            if open_browser and can_show_browser():
+                webbrowser.open(server.url)
+            elif open_browser:
+                echo("no display here: open the address above in a browser")
+            server.serve_forever()
+    finally:
+        server.server_close()

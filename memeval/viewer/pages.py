@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from memeval.record import Unit
 from memeval.report.charts import Point, frontier, frontier_chart
@@ -46,7 +46,7 @@ def fmt_row_kpi(k: KpiRow | None) -> Markup:
         return Markup(DASH)
     unit: Unit = k.unit  # type: ignore[assignment]  # the index holds what a Kpi's unit was
     ci = f"{fmt_kpi(k.ci95[0], unit)} – {fmt_kpi(k.ci95[1], unit)}, " if k.ci95 and k.value is not None else ""
-    return Markup("{}<br><small>{}n={}</small>").format(fmt_kpi(k.value, unit), ci, k.n)
+    return Markup(f"{escape(fmt_kpi(k.value, unit))}<br><small>{escape(ci)}n={k.n}</small>")
 
 
 def answer_kpi(run: RunRow) -> KpiRow | None:

@@ -22,7 +22,8 @@ from memeval.viewer.pages import render
 PAGE = 100
 """Probes per page."""
 ACCURACY_ROWS = 60
-"""Per-scenario rows of the accuracy table shown (the ``all`` rows always are)."""
+"""Per-scenario rows of the accuracy table shown (the ``all`` rows always are), and rows of the
+Scenarios table."""
 MISS_ROWS = 200
 """Rows shown per group of the Misses table."""
 GROUPS: dict[str, Callable[[ProbeResult, tuple[str, ...]], str] | None] = {
@@ -98,7 +99,8 @@ def run_page(record: RunRecord, key: str, query: ProbeQuery) -> str:
     key_of = GROUPS[query.group]
     probes = [(key_of(p, o) if key_of else "", probe_view(p)) for p, o in window]
     every = [outcomes(p) for p in record.probes]
-    view.update({"accuracy": kept, "accuracy_hidden": len(rows) - len(kept), "charts": charts(record),
+    view.update({"accuracy": kept, "accuracy_hidden": len(rows) - len(kept),
+                 "scenarios_shown": record.scenarios[:ACCURACY_ROWS], "charts": charts(record),
                  "phases_identical": phases_identical(record), "probe_views": [v for _, v in probes], "grouped": probes,
                  "outcome_names": OUTCOMES, "outcome_counts": {o: sum(1 for x in every if o in x) for o in OUTCOMES},
                  "passes": sum(1 for x in every if not x), "miss_groups": miss_groups(misses(record), MISS_ROWS),

@@ -23,6 +23,8 @@ import json
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -210,3 +212,18 @@ class ViewerServer(ThreadingHTTPServer):
     def server_close(self) -> None:
         super().server_close()
         self.index.close()
+
+
+@contextmanager
+def running(root: str) -> Iterator[ViewerServer]:
+    """A viewer server over ``root`` on a free loopback port, serving in a thread until the block
+    ends (for tests, benchmarks and embedding; ``memeval view`` serves in the foreground)."""
+    srv = ViewerServer(root)
+    thread = threading.Thread(target=srv.serve_forever, name="memeval-view", daemon=True)
+    thread.start()
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        thread.join()
+        srv.server_close()

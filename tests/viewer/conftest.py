@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, cli
+from memeval.viewer.server import running as serving
+from tests.conftest import ROOT, cli
+from tests.report.browser import hostile_suite
 
 AGENT = os.path.join(ROOT, "specs", "agent-memory.yaml")
 BM25 = os.path.join(ROOT, "engines", "reference-bm25.yaml")
 SCENARIOS = "brain_lookup,contradictions,abstention"
-HOSTILE = ("<script>document.title='pwned'</script><img src=x onerror=\"document.body.dataset.pwned='yes'\">"
-           " The Acme office is at 12 Harbour Street.")
 
 
 @dataclass(frozen=True)
@@ -36,17 +36,6 @@ def _run(suite: str, root: Path, key: str, *extra: str) -> str:
     return key
 
 
-def hostile_suite(folder: Path) -> str:
-    """The mini suite with markup planted in a document the packs quote."""
-    suite = (Path(FIXTURES) / "mini.yaml").read_text(encoding="utf-8")
-    text = "The Acme office is at 12 Harbour Street. Badge pickup is at reception."
-    assert text in suite
-    path = folder / "hostile.yaml"
-    path.write_text(suite.replace(text, HOSTILE.replace('"', '\\"')).replace("../../memeval", str(Path(ROOT) / "memeval")),
-                    encoding="utf-8")
-    return str(path)
-
-
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     root = tmp_path_factory.mktemp("runs")
@@ -56,5 +45,5 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
              _run(AGENT, root, "alpha/r2", *only, "--label", "alpha"))
     bm25 = _run(AGENT, root, "bm25/r1", *only, "--label", "bm25", "--engine", BM25)
     other = _run(AGENT, root, "other/r1", "--only", "brain_lookup", "--label", "other")
-    hostile = _run(hostile_suite(specs), root, "hostile/r1", "--label", "hostile")
+    hostile = _run(str(hostile_suite(specs)), root, "hostile/r1", "--label", "hostile")
     return Runs(str(root), alpha, bm25, other, hostile)

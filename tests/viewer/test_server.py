@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,20 +22,15 @@ from memeval.report.files import read_run
 from memeval.viewer.run_page import PAGE
 from memeval.viewer.server import ViewerServer
 from tests.conftest import MEMEVAL
-from tests.viewer.conftest import Runs
+from tests.viewer.conftest import Runs, serving
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def server(runs: Runs) -> Iterator[ViewerServer]:
-    srv = ViewerServer(runs.root)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv
-    srv.shutdown()
-    thread.join()
-    srv.server_close()
+    with serving(runs.root) as srv:
+        yield srv
 
 
 def get(srv: ViewerServer, path: str, host: str | None = None) -> tuple[int, str, dict[str, str]]:

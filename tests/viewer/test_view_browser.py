@@ -7,16 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from memeval.viewer.server import ViewerServer
 from tests.report.browser import artifacts
-from tests.viewer.conftest import Runs
+from tests.viewer.conftest import Runs, serving
 from tests.viewer.webdriver import Browser
 
 pytestmark = pytest.mark.slow
@@ -24,13 +22,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def base(runs: Runs) -> Iterator[str]:
-    srv = ViewerServer(runs.root)
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    yield srv.url.rstrip("/")
-    srv.shutdown()
-    thread.join()
-    srv.server_close()
+    with serving(runs.root) as srv:
+        yield srv.url.rstrip("/")
 
 
 @pytest.fixture(scope="module")
