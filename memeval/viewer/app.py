@@ -40,7 +40,8 @@ def make(root: str, port: int, listen_all: bool) -> ViewerServer:
 
 
 def serve(server: ViewerServer, echo: Callable[[str], None], open_browser: bool = False) -> None:
-    """Index the folder, print the address (and what was indexed), serve until SIGTERM/SIGINT."""
+    """Index the folder, print the address (and what was indexed), read the newest runs into the
+    record cache in the background, serve until SIGTERM/SIGINT."""
     start = time.perf_counter()
     read = server.index.refresh()
     runs = len(server.index.runs(()))
@@ -48,6 +49,7 @@ def serve(server: ViewerServer, echo: Callable[[str], None], open_browser: bool 
     if server.server_address[0] == "0.0.0.0":
         echo("warning: listening on every interface: anyone who can reach this machine can read these runs")
     echo(f"memeval view listening on {server.url} (Ctrl-C stops it)")
+    threading.Thread(target=server.viewer.warm, name="memeval-view-warm", daemon=True).start()
     def on_signal(signum: int, frame: FrameType | None) -> None:
         # shutdown() waits for serve_forever() to return, so it must not run on the serving thread
         threading.Thread(target=server.shutdown, name="memeval-view-stop", daemon=True).start()

@@ -32,6 +32,8 @@ HEADLINE = (PACK_HIT, EXTRACTIVE, MODEL, LATENCY, TOKENS, ANSWER_COST)
 SORTS = {"date": "created_at", "label": "label", "suite": "suite", "engine": "engine", "mode": "answer_mode",
          "hit": PACK_HIT, "answer": "answer"}
 """``?sort=`` of the run list → a run column, or a KPI (sorted by value, unmeasured last)."""
+LIST_PAGE = 200
+"""Runs per page of the run list."""
 
 
 def render(template: str, **context: object) -> str:
@@ -64,15 +66,21 @@ class ListQuery:
     engine: str = ""
     sort: str = "date"
     desc: bool = True
+    page: int = 0
 
     @classmethod
     def of(cls, params: Mapping[str, Sequence[str]]) -> "ListQuery":
         """From query parameters (unknown sorts fall back to the date)."""
         def one(name: str, default: str = "") -> str:
             return (params.get(name) or [default])[0]
-        sort = one("sort", "date")
+        sort, page = one("sort", "date"), one("page", "0")
         return cls(one("q").strip(), one("suite"), one("engine"), sort if sort in SORTS else "date",
-                   one("desc", "1") != "0")
+                   one("desc", "1") != "0", int(page) if page.isdigit() else 0)
+
+    def link(self, page: int) -> dict[str, object]:
+        """The query parameters of this list at another page."""
+        return {"q": self.q, "suite": self.suite, "engine": self.engine, "sort": self.sort,
+                "desc": int(self.desc), "page": page}
 
 
 def select(runs: list[RunRow], query: ListQuery) -> list[RunRow]:
@@ -104,12 +112,17 @@ def run_json(r: RunRow) -> dict[str, object]:
 
 
 def list_page(index: RunIndex, query: ListQuery) -> str:
-    """The run list: every run with its headline KPIs, filters, sorting and compare boxes."""
+    """The run list: the runs ``query`` selects, :data:`LIST_PAGE` at a time, with their headline
+    KPIs, filters, sorting and compare boxes."""
     runs = index.runs(HEADLINE)
-    shown = select(runs, query)
+    matched = select(runs, query)
+    pages = max(1, -(-len(matched) // LIST_PAGE))
+    page = min(query.page, pages - 1)
     rows = [{"r": r, "hit": fmt_row_kpi(r.kpi(*PACK_HIT)), "answer": fmt_row_kpi(answer_kpi(r)),
-             "latency": fmt_row_kpi(r.kpi(*LATENCY)), "tokens": fmt_row_kpi(r.kpi(*TOKENS))} for r in shown]
-    return render("view_list.html.j2", rows=rows, query=query, total=len(runs),
+             "latency": fmt_row_kpi(r.kpi(*LATENCY)), "tokens": fmt_row_kpi(r.kpi(*TOKENS))}
+            for r in matched[page * LIST_PAGE:(page + 1) * LIST_PAGE]]
+    return render("view_list.html.j2", rows=rows, query=query, total=len(runs), matched=len(matched), page=page,
+                  pages=pages,
                   suites=sorted({r.suite for r in runs if r.suite}), engines=sorted({r.engine for r in runs if r.engine}),
                   sorts=list(SORTS))
 

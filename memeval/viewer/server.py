@@ -68,6 +68,11 @@ class Records:
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
 
+    def held(self) -> list[str]:
+        """The keys whose records are held, least recently used first."""
+        with self._lock:
+            return list(self._cache)
+
     def get(self, key: str) -> RunRecord:
         """The record of an indexed run; :class:`NotFound` for any other key."""
         path = self.index.path_of(key)
@@ -94,6 +99,15 @@ class Viewer:
     def __init__(self, index: RunIndex) -> None:
         self.index = index
         self.records = Records(index)
+
+    def warm(self) -> None:
+        """Read the newest runs into the record cache (as many as it holds), so the first open
+        of a recent large run does not pay for its parse; an unreadable one is left for its page."""
+        for run in self.index.runs(())[:self.records.size]:
+            try:
+                self.records.get(run.key)
+            except (NotFound, MemevalError):
+                continue
 
     def page(self, path: str, params: dict[str, list[str]]) -> tuple[str, str]:
         """(content type, body) for a GET of ``path``; raises :class:`NotFound`."""

@@ -19,6 +19,7 @@ import pytest
 from memeval import secrets
 from memeval.compare.setup import differences
 from memeval.report.files import read_run
+from memeval.viewer import pages
 from memeval.viewer.run_page import PAGE
 from memeval.viewer.server import ViewerServer
 from tests.conftest import MEMEVAL
@@ -61,6 +62,16 @@ def test_list_json_and_html(server: ViewerServer, runs: Runs) -> None:
     assert status == 200 and "default-src 'none'" in headers["content-security-policy"]
     assert headers["x-content-type-options"] == "nosniff" and headers["cache-control"] == "no-store"
     assert page.count('name="run" value=') == 5 and "95%" not in page.split("<table")[0]
+
+
+def test_list_is_paged(server: ViewerServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "LIST_PAGE", 2)
+    _, first, _ = get(server, "/")
+    _, last, _ = get(server, "/?page=2&sort=label&desc=0")
+    assert first.count('name="run" value=') == 2 and "page 1 of 3" in first
+    assert last.count('name="run" value=') == 1 and "page 3 of 3" in last and 'value="other/r1"' in last
+    _, beyond, _ = get(server, "/?page=99")
+    assert "page 3 of 3" in beyond  # a page past the end shows the last one
 
 
 def test_run_page_is_paged_searched_and_opens_a_probe(server: ViewerServer, runs: Runs) -> None:
@@ -118,6 +129,14 @@ def test_nothing_outside_the_folder_is_served(server: ViewerServer, runs: Runs, 
     status, body, _ = get(server, path)
     assert status == 404, (path, body[:200])
     assert "root:" not in body
+
+
+def test_the_newest_runs_are_read_ahead(runs: Runs) -> None:
+    with serving(runs.root) as srv:
+        assert srv.viewer.records.held() == []  # nothing is parsed before warm()
+        srv.viewer.warm()
+        newest = [r.key for r in srv.index.runs(())][:srv.viewer.records.size]
+        assert sorted(srv.viewer.records.held()) == sorted(newest)
 
 
 def test_foreign_host_is_refused(server: ViewerServer) -> None:
