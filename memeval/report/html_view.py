@@ -117,8 +117,8 @@ def _rates(totals: Sequence[Totals | None], pick: str) -> tuple[RateBar | None, 
 
 
 def phases_identical(record: RunRecord) -> bool:
-    """Whether every phase's pack hits are the same, per scenario and overall (an engine without
-    synthesis): the accuracy chart then draws them once."""
+    """Whether every phase's pack hits are the same, per scenario and overall (nothing the
+    synthesis step built changed a pack hit): the accuracy chart then draws them once."""
     bodies = list(record.totals.values())
     return len(bodies) > 1 and all(b.all.pack_hit == bodies[0].all.pack_hit and
                                    {s: t.pack_hit for s, t in b.scenarios.items()} ==
@@ -131,7 +131,7 @@ MAX_CHART_SCENARIOS = 40
 
 def charts(record: RunRecord) -> dict[str, Markup]:
     """The run's charts by name: accuracy (pack hit per scenario, recall vs synthesis, drawn once
-    when the phases' bars are identical, as for an engine without synthesis), styles
+    when the phases' bars are identical), styles
     (lexical vs paraphrase), latency (per lifecycle call), tokens and cost."""
     phases = list(record.totals)
     scenarios = sorted({sid for body in record.totals.values() for sid in body.scenarios})
@@ -163,9 +163,9 @@ def build_html_view(record: RunRecord) -> dict[str, object]:
     """run.html's additions to :func:`memeval.report.view.build_view`."""
     probes = [probe_view(p) for p in record.probes]
     counts = {o: sum(1 for v in probes if o in v.outcomes) for o in OUTCOMES}
-    return {"charts": charts(record), "phases_identical": phases_identical(record), "probe_views": probes, "outcome_names": OUTCOMES, "outcome_counts": counts,
-            "passes": sum(1 for v in probes if not v.outcomes), "miss_groups": miss_groups(misses(record)),
-            "misses_open": MISSES_OPEN, "probe_link": static_link}
+    return {"charts": charts(record), "phases_identical": phases_identical(record), "probe_views": probes,
+            "outcome_names": OUTCOMES, "outcome_counts": counts, "passes": sum(1 for v in probes if not v.outcomes),
+            "miss_groups": miss_groups(misses(record)), "misses_open": MISSES_OPEN, "probe_link": static_link}
 
 
 MISSES_OPEN = 15

@@ -87,7 +87,8 @@ def select(runs: list[RunRow], query: ListQuery) -> list[RunRow]:
     """``runs`` filtered and sorted as ``query`` says (unreadable runs always listed, last)."""
     needle = query.q.lower()
     kept = [r for r in runs if not r.error
-            and (not needle or any(needle in v.lower() for v in (r.label, r.suite, r.engine, r.setup, r.key, r.answer_mode)))
+            and (not needle or any(needle in v.lower()
+                                   for v in (r.label, r.suite, r.engine, r.setup, r.key, r.answer_mode)))
             and (not query.suite or r.suite == query.suite) and (not query.engine or r.engine == query.engine)]
     key = SORTS[query.sort]
     if isinstance(key, tuple) or key == "answer":
@@ -123,7 +124,8 @@ def list_page(index: RunIndex, query: ListQuery) -> str:
             for r in matched[page * LIST_PAGE:(page + 1) * LIST_PAGE]]
     return render("view_list.html.j2", rows=rows, query=query, total=len(runs), matched=len(matched), page=page,
                   pages=pages,
-                  suites=sorted({r.suite for r in runs if r.suite}), engines=sorted({r.engine for r in runs if r.engine}),
+                  suites=sorted({r.suite for r in runs if r.suite}),
+                  engines=sorted({r.engine for r in runs if r.engine}),
                   sorts=list(SORTS))
 
 
