@@ -232,7 +232,8 @@ def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     lat = [math.log10(max(p.latency_ms or 0.0, 1e-3)) for p in drawn] or [0.0]
     x_lo, x_hi = _scale(min(lat), max(lat), 0.08)
     acc = [p.accuracy or 0.0 for p in drawn] or [0.0, 100.0]
-    y_lo, y_hi = _scale(max(0.0, min(acc) - 5), min(100.0, max(acc) + 5), 0.06)
+    top_acc = min(100.0, max(acc) + 5)
+    y_lo, y_hi = _scale(min(max(0.0, min(acc) - 5), top_acc - 10), top_acc, 0.1)  # 10 points at least
     most = max((p.tokens or 0.0 for p in drawn), default=0.0) or 1.0
 
     def xpos(log_ms: float) -> float:

@@ -20,7 +20,7 @@ def test_dominated_points_are_off_the_frontier() -> None:
 
 
 def test_chart_stars_only_the_frontier_and_merges_coinciding_points() -> None:
-    points = [Point("p1", 60.0, 10.0, 100.0), Point("p2", 60.0, 10.0, 100.0), Point("p3", 90.0, 5.0, 100.0),
+    points = [Point("p1", 60.0, 10.0, 100.0), Point("p2", 60.0, 10.0, 100.0), Point("p3", 100.0, 5.0, 100.0),
               Point("p4", 0.0, 1000.0, 50.0), Point("p5", None, None, None)]
     svg = str(frontier_chart("t", points))
     circles = re.findall(r'<circle class="(\w+)" cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"', svg)
@@ -30,6 +30,7 @@ def test_chart_stars_only_the_frontier_and_merges_coinciding_points() -> None:
     frame = re.search(r'<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', svg)
     assert frame
     x, y, w, h = map(float, frame.groups())
-    for _, cx, cy, _r in circles:  # every centre strictly inside the frame, none on an axis
-        assert x < float(cx) < x + w and y < float(cy) < y + h
+    for _, cx, cy, r in circles:  # every circle wholly inside the frame, none on an axis
+        assert x < float(cx) - float(r) and float(cx) + float(r) < x + w
+        assert y < float(cy) - float(r) and float(cy) + float(r) < y + h
     assert "no data: p5" in svg
