@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -122,9 +123,8 @@ class RunIndex:
             seen: set[str] = set()
             read = 0
             stored = {row[0]: (row[1], row[2]) for row in self._db.execute("SELECT key, mtime_ns, size FROM runs")}
-            for key, path in self._run_files():
+            for key, path, st in self._run_files():
                 seen.add(key)
-                st = os.stat(path)
                 if stored.get(key) != (st.st_mtime_ns, st.st_size):
                     read += self._update(key, path, st)
             for gone in set(stored) - seen:
@@ -133,14 +133,24 @@ class RunIndex:
             self._db.commit()
             return read
 
-    def _run_files(self) -> Iterator[tuple[str, str]]:
+    def _run_files(self) -> Iterator[tuple[str, str, os.stat_result]]:
+        """(key, path, stat) of every run.json in the folder. The folders walked are real (links
+        to folders are not followed, the root is resolved), so only a run.json that is itself a
+        link needs resolving."""
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             if RUN_FILE not in files:
                 continue
             path = os.path.join(folder, RUN_FILE)
-            if self.inside(path):
-                yield os.path.relpath(folder, self.root).replace(os.sep, "/"), path
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                if not self.inside(path):
+                    continue
+                st = os.stat(path)
+            elif not stat.S_ISREG(st.st_mode):
+                continue
+            key = folder[len(self.root) + 1:] if folder != self.root else "."
+            yield key.replace(os.sep, "/"), path, st
 
     def inside(self, path: str) -> bool:
         """Whether ``path`` resolves (links followed) to a regular file inside the runs folder."""
