@@ -18,7 +18,7 @@ WIDTH, HEIGHT, LEFT, TOP, PLOT_H = 900, 300, 50, 30, 220
 
 def trend_chart(runs: Sequence[tuple[str, KpiRow | None, KpiRow | None]]) -> Markup:
     """(created_at, pack hit, answer accuracy) per run, oldest first, as one inline ``<svg>``."""
-    step = (WIDTH - LEFT - 40) / max(1, len(runs) - 1) if len(runs) > 1 else 0.0
+    step = (WIDTH - LEFT - 100) / max(1, len(runs) - 1) if len(runs) > 1 else 0.0  # dots 30 px inside the frame
     body = [f'<rect x="{LEFT}" y="{TOP}" width="{WIDTH - LEFT - 20}" height="{PLOT_H}" fill="none" stroke="#bbb"/>']
     for tick in (0, 25, 50, 75, 100):
         body.append(f'<text x="{LEFT - 6}" y="{_y(tick) + 4:.1f}" text-anchor="end" fill="#555">{tick}%</text>')
@@ -28,10 +28,10 @@ def trend_chart(runs: Sequence[tuple[str, KpiRow | None, KpiRow | None]]) -> Mar
         body.append(f'<rect x="{x0}" y="8" width="10" height="10" fill="{PALETTE[s]}"/>'
                     f'<text x="{x0 + 14}" y="17">{escape(name)}</text>')
         for i, (when, hit, answer) in enumerate(runs):
-            body += _dot(LEFT + 20 + i * step + 4 * s, (hit, answer)[s], PALETTE[s], f"{when} · {name}")
+            body += _dot(LEFT + 30 + i * step + 4 * s, (hit, answer)[s], PALETTE[s], f"{when} · {name}")
     for i, run in enumerate(runs):
         if len(runs) <= 12 or i in (0, len(runs) - 1):
-            body.append(f'<text x="{LEFT + 20 + i * step:.1f}" y="{TOP + PLOT_H + 16}" text-anchor="middle" '
+            body.append(f'<text x="{LEFT + 30 + i * step:.1f}" y="{TOP + PLOT_H + 16}" text-anchor="middle" '
                         f'fill="#555">{escape(run[0][:10])}</text>')
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" width="{WIDTH}" height="{HEIGHT}" '
             f'viewBox="0 0 {WIDTH} {HEIGHT}" {FONT}><title>Trend</title>')
