@@ -157,7 +157,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("report",),
     ("llm", "comparison"),
     ("runner",),
-    ("sweep",),
+    ("sweep", "viewer"),
     ("api", "cli"),
 )
 

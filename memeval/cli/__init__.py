@@ -35,6 +35,7 @@ COMMANDS = (
     "check_engine",
     "power",
     "merge",  # --shard runs joined (memeval.runner.merge)
+    "view",  # the local web app over a runs folder (memeval.viewer)
 )
 
 

@@ -15,9 +15,11 @@ from markupsafe import Markup, escape
 from memeval.stats.basic import percentile, wilson
 
 PALETTE = ("#3b6fb6", "#e08a2c", "#5a9e4b", "#9b59b6", "#c0392b", "#16a085")
-LABEL_W, BAR_W, VALUE_W = 190, 380, 110
+LABEL_W, BAR_W, VALUE_W = 200, 760, 130
 WIDTH = LABEL_W + BAR_W + VALUE_W
 FONT = 'font-family="system-ui, sans-serif" font-size="12"'
+MAX_DOTS = 400
+"""Most sample dots drawn per latency row; the box and ticks always use every sample."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,8 @@ def _axis(y: float, ticks: Sequence[str]) -> list[str]:
 
 
 def latency_chart(title: str, rows: Sequence[Samples]) -> Markup:
-    """One row per lifecycle call on a log-ms axis: every sample as a dot, the box from p25 to
+    """One row per lifecycle call on a log-ms axis: every sample as a dot (every k-th above
+    :data:`MAX_DOTS`), the box from p25 to
     p75, a tick at the median and a diamond at p95 (a p95 of fewer than 20 samples is still
     drawn: the table and the KPIs say when it is too few to read)."""
     values = [v for r in rows for v in r.ms if v > 0]
@@ -155,10 +158,12 @@ def _strip(row: Samples, y: float, x: Callable[[float], float]) -> list[str]:
     if not ms:
         return [_text(LABEL_W + 4, y + 4, "no data", extra='fill="#888" font-style="italic"')]
     q = {p: percentile(ms, p) or 0.0 for p in (0.25, 0.5, 0.75, 0.95)}
+    every = -(-len(ms) // MAX_DOTS)  # a large run's thousands of samples: every k-th dot, in order
     out = [f'<circle class="sample" cx="{x(v):.1f}" cy="{y + ((i * 7) % 9) - 4:.1f}" r="2" fill="#3b6fb6" '
-           f'fill-opacity="0.45"/>' for i, v in enumerate(ms)]
+           f'fill-opacity="0.45"/>' for i, v in enumerate(ms[::every])]
     out.append(f'<rect class="box" x="{x(q[0.25]):.1f}" y="{y - 6:.1f}" width="{max(1.0, x(q[0.75]) - x(q[0.25])):.1f}" '
-               f'height="12" fill="none" stroke="#222"><title>{escape(row.label)}: n={len(ms)}, '
+               f'height="12" fill="none" stroke="#222"><title>{escape(row.label)}: n={len(ms)}'
+               f'{f" (one dot per {every} samples)" if every > 1 else ""}, '
                f'p50 {q[0.5]:.2f} ms, p95 {q[0.95]:.2f} ms</title></rect>')
     out.append(f'<path d="M{x(q[0.5]):.1f} {y - 6:.1f}V{y + 6:.1f}" stroke="#c0392b" stroke-width="2"/>')
     px = x(q[0.95])
@@ -200,40 +205,83 @@ def pareto(points: Sequence[Point]) -> set[str]:
     return {b[0] for b in full if not any(beats(a, b) for a in full if a is not b)}
 
 
+def frontier(points: Sequence[Point]) -> set[str]:
+    """Labels of the points on the accuracy × latency frontier: a point is on it when no other
+    point is at least as accurate and at least as fast, and strictly better on one of the two.
+    Points missing either value are left out (tokens play no part: see :func:`pareto`)."""
+    full = [(p.label, p.accuracy, -p.latency_ms) for p in points if p.accuracy is not None and p.latency_ms is not None]
+    return {b[0] for b in full
+            if not any(a[1] >= b[1] and a[2] >= b[2] and (a[1], a[2]) != (b[1], b[2]) for a in full)}
+
+
+def _scale(lo: float, hi: float, pad: float) -> tuple[float, float]:
+    """A domain around [lo, hi] with ``pad`` of its span (at least ``pad``) on each side, so no
+    point is drawn on the frame."""
+    span = max(hi - lo, 1.0)
+    return lo - pad * span, hi + pad * span
+
+
 def frontier_chart(title: str, points: Sequence[Point]) -> Markup:
     """Accuracy (y, %) against latency (x, log ms), each configuration a circle whose area grows
-    with its tokens; the Pareto-better ones (see :func:`pareto`) filled and starred, the rest
-    hollow. Configurations missing a value are listed under the chart as "no data"."""
+    with its tokens; the points on the accuracy × latency frontier (see :func:`frontier`) filled
+    and starred, the rest hollow. Points that coincide share one circle and one label.
+    Configurations missing a value are listed under the chart as "no data"."""
     drawn = [p for p in points if p.accuracy is not None and p.latency_ms is not None]
-    best, missing = pareto(points), [p.label for p in points if p not in drawn]
-    left, top, w, h = 60, 24, 520, 260
-    lat = [max(p.latency_ms or 0.0, 1e-3) for p in drawn] or [1.0]
-    lo, hi = math.floor(math.log10(min(lat))), math.ceil(math.log10(max(lat)))
-    hi = max(hi, lo + 1)
+    best, missing = frontier(points), [p.label for p in points if p not in drawn]
+    left, top, w, h = 60, 24, 760, 300
+    lat = [math.log10(max(p.latency_ms or 0.0, 1e-3)) for p in drawn] or [0.0]
+    x_lo, x_hi = _scale(min(lat), max(lat), 0.08)
+    acc = [p.accuracy or 0.0 for p in drawn] or [0.0, 100.0]
+    top_acc = min(100.0, max(acc) + 5)
+    y_lo, y_hi = _scale(min(max(0.0, min(acc) - 5), top_acc - 10), top_acc, 0.1)  # 10 points at least
     most = max((p.tokens or 0.0 for p in drawn), default=0.0) or 1.0
+
+    def xpos(log_ms: float) -> float:
+        return left + w * (log_ms - x_lo) / (x_hi - x_lo)
+
+    def ypos(a: float) -> float:
+        return top + h - h * (a - y_lo) / (y_hi - y_lo)
+
     body = [f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="#bbb"/>',
             _text(left + w / 2, top + h + 32, "latency (ms, log scale) → lower is better", "middle", 'fill="#555"'),
             _text(14, top + h / 2, "accuracy %", "middle", f'fill="#555" transform="rotate(-90 14 {top + h / 2})"')]
-    floor = max(0, 10 * math.floor((min((p.accuracy or 0.0) for p in drawn) - 5) / 10)) if drawn else 0
-
-    def ypos(acc: float) -> float:
-        return top + h - h * (acc - floor) / (100 - floor)
-
-    for tick in range(floor, 101, max(5, (100 - floor) // 4)):
-        body.append(_text(left - 6, ypos(tick) + 4, f"{tick}", "end", 'fill="#555"'))
-    for p10 in range(lo, hi + 1):
-        body.append(_text(left + w * (p10 - lo) / (hi - lo), top + h + 16, _ms(10 ** p10), "middle", 'fill="#555"'))
-    for i, p in enumerate(drawn):
-        cx = left + w * (math.log10(max(p.latency_ms or 0.0, 1e-3)) - lo) / (hi - lo)
-        cy = ypos(p.accuracy or 0.0)
-        r = 5 + 12 * math.sqrt((p.tokens or 0.0) / most)
-        colour, star = PALETTE[i % len(PALETTE)], p.label in best
-        tip = (f"{p.label}: accuracy {p.accuracy:.1f}%, latency {p.latency_ms:.2f} ms, tokens "
-               + ("no data" if p.tokens is None else f"{p.tokens:g}") + (" — Pareto-better" if star else ""))
-        body.append(f'<circle class="{"pareto" if star else "point"}" cx="{cx:.1f}" cy="{cy:.1f}" r="{r:.1f}" '
-                    f'fill="{colour if star else "none"}" fill-opacity="0.6" stroke="{colour}" stroke-width="2">'
-                    f'<title>{escape(tip)}</title></circle>')
-        body.append(_text(cx, cy + r + 13 + 13 * (i % 2), ("★ " if star else "") + p.label, "middle"))
+    step = max(5, 5 * round((y_hi - y_lo) / 25))
+    for pct in range(5 * math.ceil(y_lo / 5), int(y_hi) + 1, step):
+        body.append(_text(left - 6, ypos(pct) + 4, f"{pct}", "end", 'fill="#555"'))
+    ticks = _log_ticks(x_lo, x_hi)
+    for tick in ticks:
+        body.append(_text(xpos(tick), top + h + 16, _ms(10 ** tick), "middle", 'fill="#555"'))
+    places: dict[tuple[int, int], list[Point]] = {}
+    for p in drawn:
+        places.setdefault((round(xpos(math.log10(max(p.latency_ms or 0.0, 1e-3)))), round(ypos(p.accuracy or 0.0))),
+                          []).append(p)
+    for i, ((cx, cy), group) in enumerate(places.items()):
+        body += _frontier_point(cx, cy, group, best, PALETTE[i % len(PALETTE)], most)
     if missing:
         body.append(_text(left, top + h + 48, "no data: " + ", ".join(missing), extra='fill="#888"'))
-    return _svg(title, top + h + 56, body, left + w + 160)
+    return _svg(title, top + h + 56, body, left + w + 200)
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Ticks (log10 ms) inside [lo, hi]: the powers of ten, with 2 and 5 times them when fewer
+    than three powers fit, or three evenly spaced values in a range narrower than that."""
+    decades = range(math.floor(lo), math.ceil(hi) + 1)
+    for steps in ((1.0,), (1.0, 2.0, 5.0)):
+        ticks = [math.log10(s * 10 ** d) for d in decades for s in steps if lo <= math.log10(s * 10 ** d) <= hi]
+        if len(ticks) >= 3:
+            return ticks
+    return ticks if len(ticks) >= 2 else [lo + (hi - lo) * i / 4 for i in (1, 2, 3)]
+
+
+def _frontier_point(cx: int, cy: int, group: list[Point], best: set[str], colour: str, most: float) -> list[str]:
+    """One circle (for every point at this place) and one label naming them all."""
+    star = any(p.label in best for p in group)
+    r = 5 + 12 * math.sqrt(max(p.tokens or 0.0 for p in group) / most)
+    tip = "; ".join(f"{p.label}: accuracy {p.accuracy:.1f}%, latency {p.latency_ms:.2f} ms, tokens "
+                    + ("no data" if p.tokens is None else f"{p.tokens:g}") for p in group)
+    tip += " — on the accuracy × latency frontier" if star else ""
+    label = ("★ " if star else "") + ", ".join(p.label for p in group)
+    return [f'<circle class="{"pareto" if star else "point"}" cx="{cx}" cy="{cy}" r="{r:.1f}" '
+            f'fill="{colour if star else "none"}" fill-opacity="0.6" stroke="{colour}" stroke-width="2">'
+            f'<title>{escape(tip)}</title></circle>',
+            _text(cx + r + 4, cy + 4, label)]

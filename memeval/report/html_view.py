@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
 from memeval.record import ProbeResult, RunRecord, Totals
 from memeval.report.charts import Amount, RateBar, Samples, Series, amount_chart, latency_chart, rate_chart
-from memeval.report.view import DASH, fmt_kpi
+from memeval.report.view import DASH, Row, fmt_kpi, misses
 from memeval.score.match import spans
 
 OUTCOMES = {"pack-miss": "pack miss", "answer-miss": "answer miss", "stale-first": "stale value first",
@@ -115,13 +116,31 @@ def _rates(totals: Sequence[Totals | None], pick: str) -> tuple[RateBar | None, 
     return tuple(bars)
 
 
+def phases_identical(record: RunRecord) -> bool:
+    """Whether every phase's pack hits are the same, per scenario and overall (nothing the
+    synthesis step built changed a pack hit): the accuracy chart then draws them once."""
+    bodies = list(record.totals.values())
+    return len(bodies) > 1 and all(b.all.pack_hit == bodies[0].all.pack_hit and
+                                   {s: t.pack_hit for s, t in b.scenarios.items()} ==
+                                   {s: t.pack_hit for s, t in bodies[0].scenarios.items()} for b in bodies)
+
+
+MAX_CHART_SCENARIOS = 40
+"""Above this many scenarios the accuracy chart shows the whole run only."""
+
+
 def charts(record: RunRecord) -> dict[str, Markup]:
-    """The run's charts by name: accuracy (pack hit per scenario, recall vs synthesis), styles
+    """The run's charts by name: accuracy (pack hit per scenario, recall vs synthesis, drawn once
+    when the phases' bars are identical), styles
     (lexical vs paraphrase), latency (per lifecycle call), tokens and cost."""
     phases = list(record.totals)
     scenarios = sorted({sid for body in record.totals.values() for sid in body.scenarios})
+    if len(scenarios) > MAX_CHART_SCENARIOS:  # a benchmark's thousand questions: the table and the probes have them
+        scenarios = []
     per_phase = [Series(phase, _rates([record.totals[phase].scenarios.get(s) for s in scenarios]
                                       + [record.totals[phase].all], "pack_hit")) for phase in phases]
+    if phases_identical(record):
+        per_phase = per_phase[:1]
     styles = sorted({s for body in record.totals.values() for s in body.styles})
     last = record.totals[phases[-1]] if phases else None
     by_style = [Series(name, _rates([last.styles.get(s) if last else None for s in styles], pick))
@@ -144,5 +163,26 @@ def build_html_view(record: RunRecord) -> dict[str, object]:
     """run.html's additions to :func:`memeval.report.view.build_view`."""
     probes = [probe_view(p) for p in record.probes]
     counts = {o: sum(1 for v in probes if o in v.outcomes) for o in OUTCOMES}
-    return {"charts": charts(record), "probe_views": probes, "outcome_names": OUTCOMES, "outcome_counts": counts,
-            "passes": sum(1 for v in probes if not v.outcomes)}
+    return {"charts": charts(record), "phases_identical": phases_identical(record), "probe_views": probes,
+            "outcome_names": OUTCOMES, "outcome_counts": counts, "passes": sum(1 for v in probes if not v.outcomes),
+            "miss_groups": miss_groups(misses(record)), "misses_open": MISSES_OPEN, "probe_link": static_link}
+
+
+MISSES_OPEN = 15
+"""A group of the Misses table longer than this starts closed (one click opens it)."""
+MISS_ORDER = ("pack", "invented", "answer")
+
+
+def miss_groups(rows: Sequence[Row], most: int | None = None) -> list[tuple[str, list[Row], int]]:
+    """The Misses table's rows grouped by what missed (pack, invented, answer), in that order:
+    (what, the first ``most`` rows (all when None), how many there are)."""
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(row["what"], []).append(row)
+    ordered = sorted(groups.items(), key=lambda g: MISS_ORDER.index(g[0]) if g[0] in MISS_ORDER else len(MISS_ORDER))
+    return [(what, found[:most] if most is not None else found, len(found)) for what, found in ordered]
+
+
+def static_link(probe_id: str) -> str:
+    """A link within run.html that shows the misses and opens (and scrolls to) the probe."""
+    return "#filter=misses&open=" + quote(probe_id, safe="")

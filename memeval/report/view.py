@@ -140,7 +140,7 @@ def build_view(record: RunRecord) -> dict[str, object]:
              "better": {"up": "↑", "down": "↓"}.get(k.better or "", "")} for k in record.kpis]
     return {
         "r": record, "accuracy": accuracy, "styles": styles, "latency": latency, "kpis": kpis,
-        "misses": [_miss(p) for p in record.probes if _is_miss(p)],
+        "misses": misses(record),
         "unscored": [p for p in record.probes if not p.scored],
         "sha": record.suite.sha256[:12],
         "setup": fingerprint(setup_of(record)),
@@ -151,6 +151,11 @@ def build_view(record: RunRecord) -> dict[str, object]:
         "answerer": answerer_rows(record.answerer),
         "benchmark": _benchmark(record),
     }
+
+
+def misses(record: RunRecord) -> list[Row]:
+    """The Misses table: one row per scored probe that missed, in run order."""
+    return [_miss(p) for p in record.probes if _is_miss(p)]
 
 
 def _is_miss(p: ProbeResult) -> bool:

@@ -85,7 +85,7 @@ class Outline(HTMLParser):
             self.tables.append({"under": self.headings[-1][1] if self.headings else None, "header": [], "rows": []})
         elif tag == "tr":
             self._row = []
-        elif tag == "details":
+        elif tag == "details" and "probe" in (dict(attrs).get("class") or "").split():  # not the Misses groups
             self.details.append({"class": dict(attrs).get("class"), "summary": None, "pre": None})
 
     def handle_data(self, data: str) -> None:

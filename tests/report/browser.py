@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +50,21 @@ def artifacts(fallback: str) -> str:
     os.makedirs(folder, exist_ok=True)
     print(f"screenshots in {folder}")
     return folder
+
+
+HOSTILE = ("<script>document.title='pwned'</script><img src=x onerror=\"document.body.dataset.pwned='yes'\">"
+           " The Acme office is at 12 Harbour Street.")
+"""Markup planted in a document of the mini suite: a script and an image whose handler would run."""
+
+
+def hostile_suite(folder: Path) -> Path:
+    """The mini suite (tests/fixtures/mini.yaml) with :data:`HOSTILE` planted in a document the
+    packs quote, written into ``folder``."""
+    root = Path(__file__).resolve().parents[2]
+    suite = (root / "tests" / "fixtures" / "mini.yaml").read_text(encoding="utf-8")
+    text = "The Acme office is at 12 Harbour Street. Badge pickup is at reception."
+    assert text in suite
+    path = folder / "hostile.yaml"
+    path.write_text(suite.replace(text, HOSTILE.replace('"', '\\"')).replace("../../memeval", str(root / "memeval")),
+                    encoding="utf-8")
+    return path

@@ -14,12 +14,10 @@ import pytest
 
 from memeval.sweep.summary import write_summary
 from tests.conftest import FIXTURES, ROOT, cli
-from tests.report.browser import artifacts, dump_dom, screenshot
+from tests.report.browser import artifacts, dump_dom, hostile_suite, screenshot
 
 pytestmark = pytest.mark.slow
 SWEEP = os.path.join(FIXTURES, "records", "sweep")
-HOSTILE = ("<script>document.title='pwned'</script><img src=x onerror=\"document.body.dataset.pwned='yes'\">"
-           " The Acme office is at 12 Harbour Street.")
 
 
 def _run(suite: str, out: Path) -> Path:
@@ -38,7 +36,7 @@ def test_run_html_in_chromium(tmp_path: Path, shots: str) -> None:
     missed = next(p for p in record["probes"] if p["status"] == "scored" and p["hit"] is False)
     dom = dump_dom(str(page), f"#filter=misses&open={missed['id']}")
     assert dom.count("<svg") >= 5 and 'class="bar"' in dom and 'class="whisker"' in dom and 'class="sample"' in dom
-    details = re.findall(r"<details [^>]*>", dom)
+    details = re.findall(r"<details class=\"probe [^>]*>", dom)
     assert len(details) == len(record["probes"])
     passes = [d for d in details if re.search(r'class="probe pass"', d)]
     assert passes and all("hidden" in d for d in passes)  # the filter hid every pass ...
@@ -50,13 +48,7 @@ def test_run_html_in_chromium(tmp_path: Path, shots: str) -> None:
 
 
 def test_planted_markup_stays_text(tmp_path: Path) -> None:
-    suite = (Path(FIXTURES) / "mini.yaml").read_text(encoding="utf-8")
-    text = "The Acme office is at 12 Harbour Street. Badge pickup is at reception."
-    assert text in suite
-    hostile = tmp_path / "hostile.yaml"
-    hostile.write_text(suite.replace(text, HOSTILE.replace('"', '\\"')).replace("../../memeval", str(Path(ROOT) / "memeval")),
-                       encoding="utf-8")
-    dom = dump_dom(str(_run(str(hostile), tmp_path / "run")), "#filter=all")
+    dom = dump_dom(str(_run(str(hostile_suite(tmp_path)), tmp_path / "run")), "#filter=all")
     assert "pwned" not in re.search(r"<title>(.*?)</title>", dom).group(1)  # the script never ran
     assert "data-pwned" not in dom and "<img" not in dom  # no element was made from the pack
     assert "&lt;script&gt;document.title=" in dom and "onerror=" in dom  # it is shown, as text
