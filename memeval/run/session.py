@@ -219,7 +219,7 @@ def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -
 
 def _outcome(record: RunRecord, suite_file: str, folder: str, echo: Echo) -> Outcome:
     if record.interrupted:
-        echo(f"interrupted: resume with  memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
+        echo(f"interrupted: resume with: memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
         return Outcome.INTERRUPTED
     failed = [s for s in record.scenarios if not s.ok]
     for scenario in failed:
