@@ -35,6 +35,7 @@ COMMANDS = (
     "check_engine",
     "power",
     "merge",  # --shard runs joined (memeval.run.merge)
+    "new",  # scaffolds (memeval.scaffold)
 )
 
 

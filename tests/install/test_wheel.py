@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memeval.engines.conformance import CONTRACTS
 from tests.install.conftest import ROOT, run
 
 pytestmark = pytest.mark.slow
@@ -55,3 +56,14 @@ def test_mem0_starts_its_mock_inference_server(wheel_venv: Path, away: tuple[Pat
     record = _run(wheel_venv, empty, suite, "mem0", "--only", "brain_lookup")
     assert record["engine"]["name"] == "mem0"  # type: ignore[index]
     assert (empty / "run-mem0" / "server.log").read_text(encoding="utf-8")  # the mock inference server ran
+
+
+def test_the_engine_skeleton_installs_and_passes_check_engine(wheel_venv: Path, tmp_path: Path) -> None:
+    made = run([wheel_venv / "memeval", "new", "engine", "my-store"], tmp_path)
+    assert made.returncode == 0, made.stderr
+    installed = run([wheel_venv / "python", "-m", "pip", "install", "-q", "--no-deps", tmp_path / "memeval-my-store"],
+                    tmp_path)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    checked = run([wheel_venv / "memeval", "check-engine", "my-store"], tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.splitlines()[-1] == f"{len(CONTRACTS)} passed, 0 failed, 0 skipped"
