@@ -64,6 +64,11 @@ def _stemmer() -> Any:
     return PorterStemmer()
 
 
+def require_stemmer() -> None:
+    """Raise now what scoring LoCoMo's F1 would raise later: UsageError when nltk is missing."""
+    _stemmer()
+
+
 def normalize_answer(text: str) -> str:
     """LoCoMo's normaliser: commas dropped, lowercase, punctuation stripped, articles and
     "and" removed, whitespace collapsed."""

@@ -368,10 +368,16 @@ class Adapter:
     variable the adapter reads the server's URL from when ``settings`` has no ``url``. When it
     is set memeval starts no server; when memeval starts one it passes ``{"url": ...}`` in the
     settings (``memeval run``) or sets the variable (a sweep's run processes).
+
+    What a run checks before anything starts (:mod:`memeval.run.preflight`): ``extras`` are the
+    (module, extra) pairs the engine imports, found without importing them; ``keys`` the
+    environment variables that must be set.
     """
 
     create: Callable[[Mapping[str, Any]], Engine]
     url_env: str | None = None
+    extras: tuple[tuple[str, str], ...] = ()
+    keys: tuple[str, ...] = ()
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:

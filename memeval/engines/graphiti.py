@@ -278,4 +278,4 @@ class GraphitiEngine(AcceptedListing):
                     shutil.rmtree(self._folder, ignore_errors=True)
 
 
-ADAPTER = Adapter(create, url_env=URL_ENV)
+ADAPTER = Adapter(create, url_env=URL_ENV, extras=(("graphiti_core", "graphiti"),))

@@ -281,4 +281,4 @@ class Mem0Extracting(Mem0Engine):
         return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
 
 
-ADAPTER = Adapter(create, url_env=URL_ENV)
+ADAPTER = Adapter(create, url_env=URL_ENV, extras=(("mem0", "mem0"),))

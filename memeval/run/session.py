@@ -29,6 +29,7 @@ from memeval.run.executor import check_executor, make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
 from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
+from memeval.run.preflight import collect, require, unmet
 from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
 from memeval.secrets import mask, mask_json
@@ -94,10 +95,12 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
         echo(f"warning: {issue.render()}")
     gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
-    answerer = _answerer_settings(suite, req) if req.llm or req.judge else None
+    problems: list[str] = []  # every unmet requirement at once, before any engine or model call
+    answerer = collect(problems, lambda: _answerer_settings(suite, req)) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
     shard = Shard(*parse_shard(req.shard)) if req.shard else None
-    check_executor(req.executor, req.scheduler, req.workers)
+    collect(problems, lambda: check_executor(req.executor, req.scheduler, req.workers))
+    require(problems + unmet(suite, engine_def, os.environ, req.llm or req.judge, req.executor))
     run_id = str(read_header(req.resume)["run_id"]) if req.resume else new_run_id()
     if req.json_path:
         check_json_target(req.json_path, run_id, req.force)
