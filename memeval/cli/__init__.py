@@ -36,6 +36,7 @@ COMMANDS = (
     "power",
     "merge",  # --shard runs joined (memeval.run.merge)
     "new",  # scaffolds (memeval.scaffold)
+    "ls",  # the runs under a folder (memeval.report.runs_index)
 )
 
 
