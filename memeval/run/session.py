@@ -29,6 +29,7 @@ from memeval.run.executor import check_executor, make_executor, parse_shard
 from memeval.run.checkpoint import new_run_id, open_journal, read_header
 from memeval.run.options import RunOptions, resolve_options
 from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
+from memeval.run.library_log import library_log
 from memeval.run.preflight import collect, require, unmet
 from memeval.run.progress import ProgressEvent, display
 from memeval.run.suite import run_suite
@@ -107,7 +108,7 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     with folder_lock(folder):  # a second run into this folder is refused until this one ends
         journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-        with _term_as_interrupt(), \
+        with _term_as_interrupt(), library_log(folder), \
                 contextlib.closing(make_executor(req.executor, req.scheduler, req.workers)) as executor, \
                 engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
                 display(echo, req.quiet) as progress:

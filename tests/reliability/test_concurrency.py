@@ -26,7 +26,7 @@ def _fake_run(out: Path, engine: str = FAKE_DEF, *extra: str) -> subprocess.Comp
     return subprocess.run(args, env=run_env(None), capture_output=True, text=True, timeout=90, cwd=str(out.parent))
 
 
-@pytest.mark.parametrize("name", ["checkpoint.jsonl", "server.log"])
+@pytest.mark.parametrize("name", ["checkpoint.jsonl", "server.log", "library.log"])
 def test_a_symbolic_link_in_the_run_folder_is_never_followed(tmp_path: Path, name: str) -> None:
     outside = tmp_path / "precious.txt"
     outside.write_text("keep me\n")

@@ -1,0 +1,40 @@
+"""A run's third-party logs and warnings go to library.log (secrets masked); memeval's own
+warnings still reach stderr; everything is restored after the run."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+
+import pytest
+
+from memeval.run.library_log import library_log
+
+
+def test_library_logs_and_warnings_go_to_the_file_and_memevals_to_stderr(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "sk-planted-secret-42")
+    before = logging.getLogger().handlers[:]
+    with library_log(str(tmp_path)) as path:
+        logging.getLogger("graphiti_core.utils").warning("LLM returned summary for unknown entity")
+        logging.getLogger("mem0.vector_stores").warning("key sk-planted-secret-42 in a message")
+        warnings.warn("spaCy is not installed", UserWarning, stacklevel=1)
+        logging.getLogger("memeval.engines.http").warning("retrying after 429")
+    text = Path(path).read_text(encoding="utf-8")
+    assert "graphiti_core.utils: LLM returned summary" in text and "spaCy is not installed" in text
+    assert "mem0.vector_stores: key" in text and "sk-planted-secret-42" not in text  # masked
+    assert "retrying after 429" not in text
+    assert capsys.readouterr().err == "retrying after 429\n"
+    assert logging.getLogger().handlers == before
+
+
+def test_a_link_in_place_of_the_log_is_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me\n")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "library.log").symlink_to(outside)
+    with pytest.raises(Exception, match="a symbolic link is refused"):
+        with library_log(str(tmp_path / "run")):
+            pass
+    assert outside.read_text() == "keep me\n"
