@@ -3,8 +3,9 @@
 mem0, Graphiti and the packages under them log through Python's ``logging`` with no handler of
 their own (Python then prints WARNING and above to stderr) and warn through ``warnings``; a run
 of Graphiti printed hundreds of such lines, even with ``--quiet``. For the run, the root logger
-writes them to the file, secrets masked, and warnings are captured into it; memeval's own
-loggers still reach stderr as before. Everything is restored when the run ends.
+writes them to the file, secrets masked, and warnings are captured into it. memeval's own
+warnings (an engine request retried) still reach stderr, except under ``--quiet``, where they
+go to the file too. Everything is restored when the run ends.
 """
 
 from __future__ import annotations
@@ -30,10 +31,15 @@ def _ours(record: logging.LogRecord) -> bool:
     return record.name == "memeval" or record.name.startswith("memeval.")
 
 
+def _on_terminal(handler: logging.Handler) -> bool:
+    stream = getattr(handler, "stream", None)
+    return stream is not None and stream in (sys.stderr, sys.stdout, sys.__stderr__, sys.__stdout__)
+
+
 @contextlib.contextmanager
-def library_log(folder: str) -> Iterator[str]:
-    """Route third-party logging and warnings to ``folder/library.log`` while the block runs;
-    yields the file's path.
+def library_log(folder: str, quiet: bool = False) -> Iterator[str]:
+    """Route third-party logging and warnings (with ``quiet``, memeval's own too) to
+    ``folder/library.log`` while the block runs; yields the file's path.
 
     Raises:
         UsageError: the file cannot be opened, or is a symbolic link (never followed).
@@ -45,14 +51,18 @@ def library_log(folder: str) -> Iterator[str]:
         raise UsageError(f"{path}: cannot be the library log ({err.strerror}; a symbolic link is refused)") from None
     to_file = logging.StreamHandler(os.fdopen(fd, "a", encoding="utf-8"))
     to_file.setFormatter(_Masked("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    to_file.addFilter(lambda record: not _ours(record))
-    ours = logging.StreamHandler(sys.stderr)  # what Python's last-resort handler showed of memeval's own
-    ours.setLevel(logging.WARNING)
-    ours.setFormatter(_Masked("%(message)s"))
-    ours.addFilter(_ours)
+    handlers: list[logging.Handler] = [to_file]
+    if not quiet:
+        to_file.addFilter(lambda record: not _ours(record))
+        ours = logging.StreamHandler(sys.stderr)  # what Python's last-resort handler showed of memeval's own
+        ours.setLevel(logging.WARNING)
+        ours.setFormatter(_Masked("%(message)s"))
+        ours.addFilter(_ours)
+        handlers.append(ours)
     root = logging.getLogger()
     saved = root.handlers[:]
-    root.handlers = [to_file, ours]
+    # a handler some import put on the terminal is set aside; others (a capture, a file) stay
+    root.handlers = [h for h in saved if not _on_terminal(h)] + handlers
     logging.captureWarnings(True)
     try:
         yield path

@@ -108,7 +108,7 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     with folder_lock(folder):  # a second run into this folder is refused until this one ends
         journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-        with _term_as_interrupt(), library_log(folder), \
+        with _term_as_interrupt(), library_log(folder, req.quiet), \
                 contextlib.closing(make_executor(req.executor, req.scheduler, req.workers)) as executor, \
                 engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
                 display(echo, req.quiet) as progress:

@@ -38,3 +38,24 @@ def test_a_link_in_place_of_the_log_is_never_followed(tmp_path: Path) -> None:
         with library_log(str(tmp_path / "run")):
             pass
     assert outside.read_text() == "keep me\n"
+
+
+def test_under_quiet_memevals_own_warnings_go_to_the_file_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with library_log(str(tmp_path), quiet=True) as path:
+        logging.getLogger("memeval.engines.http").warning("retrying after 429")
+    assert "memeval.engines.http: retrying after 429" in Path(path).read_text(encoding="utf-8")
+    assert capsys.readouterr().err == ""
+
+
+def test_a_handler_on_the_terminal_is_set_aside_for_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    terminal = logging.StreamHandler(sys.stderr)
+    logging.getLogger().addHandler(terminal)  # as a library's basicConfig would
+    try:
+        with library_log(str(tmp_path), quiet=True):
+            logging.getLogger("graphiti_core").warning("hundreds of lines")
+        assert capsys.readouterr().err == ""
+        assert terminal in logging.getLogger().handlers  # restored
+    finally:
+        logging.getLogger().removeHandler(terminal)
