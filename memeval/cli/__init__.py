@@ -34,7 +34,7 @@ COMMANDS = (
     "import_", "generate",  # published benchmarks and synthetic haystacks (memeval.datasets)
     "check_engine",
     "power",
-    "merge",  # --shard runs joined (memeval.run.merge)
+    "merge",  # --shard runs joined (memeval.runner.merge)
     "new",  # scaffolds (memeval.scaffold)
     "ls",  # the runs under a folder (memeval.report.runs_index)
 )

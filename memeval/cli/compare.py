@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memeval.compare import compare_files, compare_records, regressions, render_comparison
+from memeval.comparison import compare_files, compare_records, regressions, render_comparison
 from memeval.errors import GateFailed, Outcome, UsageError
 from memeval.report.runs_index import latest as latest_runs
 from memeval.report.files import write_json, write_text

@@ -1,5 +1,5 @@
 """The options ``run`` and ``sweep`` share for where their units run: --executor, --scheduler,
---workers and --shard (see :mod:`memeval.run.executor`)."""
+--workers and --shard (see :mod:`memeval.runner.executor`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TypeVar
 
 import click
 
-from memeval.run.executor import EXECUTORS
+from memeval.runner.executor import EXECUTORS
 
 F = TypeVar("F", bound=Callable[..., object])
 

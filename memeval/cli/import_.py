@@ -6,7 +6,7 @@ import click
 
 from memeval.datasets.importer import category_map_text, import_dataset
 from memeval.datasets.source import FORMATS, Selection
-from memeval.suggest import counted
+from memeval.util.suggest import counted
 
 
 @click.command("import")

@@ -8,7 +8,7 @@ import click
 
 from memeval.cli.executing import executor_options
 from memeval.errors import Outcome
-from memeval.run.executor import make_executor, parse_shard
+from memeval.runner.executor import make_executor, parse_shard
 from memeval.spec.matrix import load_matrix
 from memeval.sweep import SweepOptions, run_sweep
 

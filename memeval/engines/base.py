@@ -369,7 +369,7 @@ class Adapter:
     is set memeval starts no server; when memeval starts one it passes ``{"url": ...}`` in the
     settings (``memeval run``) or sets the variable (a sweep's run processes).
 
-    What a run checks before anything starts (:mod:`memeval.run.preflight`): ``extras`` are the
+    What a run checks before anything starts (:mod:`memeval.runner.preflight`): ``extras`` are the
     (module, extra) pairs the engine imports, found without importing them; ``keys`` the
     environment variables that must be set.
     """

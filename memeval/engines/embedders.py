@@ -18,11 +18,11 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from memeval.engines import reference_kernel as kernel
-from memeval.engines.dense_blocks import NodeBlocks
-from memeval.engines.reference_ann import ANN_MIN, AnnIndex, available
-from memeval.engines.static_files import cache_folder
-from memeval.engines.static_vectors import MAX_TOKENS, StaticVectors
+from memeval.engines.reference import kernel
+from memeval.engines.reference.dense_blocks import NodeBlocks
+from memeval.engines.reference.ann import ANN_MIN, AnnIndex, available
+from memeval.engines.reference.static_files import cache_folder
+from memeval.engines.reference.static_vectors import MAX_TOKENS, StaticVectors
 from memeval.errors import EngineError, UsageError
 
 EMBEDDER_CHOICES = ("auto", "none", "static")
@@ -45,7 +45,7 @@ class Embedder(Protocol):
 
 class StaticEmbedder:
     """``tokenlearn-static-model``: 64-d static (Model2Vec-style) vectors, composed word by word
-    in numpy (:mod:`memeval.engines.static_vectors`; the package's own encoder only for texts
+    in numpy (:mod:`memeval.engines.reference.static_vectors`; the package's own encoder only for texts
     that are not plain ASCII, loaded on the first such text).
 
     Raises:
@@ -128,7 +128,7 @@ class QueryVectors:
 
 class DenseIndex:
     """Cosine search over one tenant's documents, filtered by node code: exact over the rows of
-    a few nodes, from an IVF index (:mod:`memeval.engines.reference_ann`, when installed) over
+    a few nodes, from an IVF index (:mod:`memeval.engines.reference.ann`, when installed) over
     most of a large tenant, else exact over every row.
 
     Documents are dense ids in write order (0, 1, 2, ...), as in the lexical index. Rows of

@@ -56,7 +56,7 @@ from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, Mem
                                   WriteReceipt, capabilities_of, node_matches)
 from memeval.engines.listing import AcceptedListing, ItemLog, recency_key
 from memeval.errors import EngineError, UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 URL_ENV = "GRAPHITI_OPENAI_URL"
 PLACEHOLDER_KEY = "memeval-no-key"

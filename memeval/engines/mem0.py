@@ -9,7 +9,7 @@ when mem0 is first imported, so nothing is written to the home directory.
 
 Mapping: a tenant is mem0's ``user_id`` and an item's agent its ``agent_id``; threads are not
 mem0 runs (a run id may not hold whitespace, a thread may) and stay in the metadata with the
-node and every other field (:mod:`memeval.engines.mem0_records`). A write is one ``add`` of the
+node and every other field (:mod:`memeval.engines.mem0.records`). A write is one ``add`` of the
 item's text as a single message, with ``infer`` raw storage (false) or mem0's LLM extraction
 (true, the default). Recall is ``search`` with ``top_k`` = the request's limit and the node
 filter applied inside qdrant; ``query=None`` gives the memories ``get_all`` holds in those
@@ -48,12 +48,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from memeval.engines import mem0_records as records
+from memeval.engines.mem0 import records
 from memeval.engines.base import (Adapter, Belief, Derived, EngineInfo, Hit, MemoryItem, RecallRequest, WriteReceipt,
                                   capabilities_of)
 from memeval.engines.listing import AcceptedListing, ItemLog, recency_key
 from memeval.errors import EngineError, UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 URL_ENV = "MEM0_OPENAI_URL"
 PLACEHOLDER_KEY = "memeval-no-key"

@@ -3,9 +3,9 @@
 Every turn, document and learning is cut into chunks of at most ``chunk_words`` words (default
 100; consecutive chunks share ``chunk_overlap`` words, default 20), and each chunk, after its
 item's title if it has one, is embedded with the reference engine's embedder
-(:func:`memeval.engines.embedders.load_embedder`, the static model of the ``embeddings`` extra,
+(:func:`memeval.engines.reference.embedders.load_embedder`, the static model of the ``embeddings`` extra,
 which this engine requires) and kept in a brute-force cosine
-index (:class:`memeval.engines.embedders.DenseIndex`). A recall returns the ``limit`` chunks most
+index (:class:`memeval.engines.reference.embedders.DenseIndex`). A recall returns the ``limit`` chunks most
 similar to the query inside the requested nodes, best first by cosine: no extraction, no
 lexical signal, no recency, no similarity floor (``prefer_recent`` is ignored on purpose). So
 the reference engine and this one differ only in what memory adds on top of retrieval.
@@ -26,10 +26,10 @@ from typing import Any, TypeVar
 
 import memeval
 from memeval.engines.base import Adapter, EngineInfo, Hit, ListPage, MemoryItem, RecallRequest, WriteReceipt, capabilities_of, node_matches
-from memeval.engines.embedders import DenseIndex, QueryVectors, load_embedder
+from memeval.engines.reference.embedders import DenseIndex, QueryVectors, load_embedder
 from memeval.engines.listing import ItemLog, newest_page
 from memeval.errors import UsageError
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 DEFAULT_CHUNK_WORDS = 100
 DEFAULT_OVERLAP = 20

@@ -8,7 +8,7 @@ list of its nearest centroid, as does every batch embedded after. Each vector is
 memory). A search over most of a tenant then scores the codes in the lists whose centroids are
 nearest the query (:data:`PROBE` of them, or as many as hold about :data:`SCAN` vectors when
 that is more), instead of every row, and returns its best candidates with approximate cosines,
-which the caller rescores from the exact vectors (:class:`memeval.engines.embedders.DenseIndex`).
+which the caller rescores from the exact vectors (:class:`memeval.engines.reference.embedders.DenseIndex`).
 Without it, or below :data:`ANN_MIN` rows, dense search stays exact.
 
 An insert is one nearest-centroid search, about 170k vectors/s on this project's 2-core machine,

@@ -2,7 +2,7 @@
 
 Configuration: ``settings.url`` or ``TINYHUMANS_API_URL`` (default ``https://api.tinyhumans.ai``);
 the bearer key from ``TINYHUMANS_API_KEY``, required, never from settings. Same scope and event
-layout as :mod:`memeval.engines.cortex`, with the hosted differences:
+layout as :mod:`memeval.engines.cortex.adapter`, with the hosted differences:
 
 - routes ``memory/*``; answers come in ``{success, data}`` (unwrapped here; ``{success: false,
   error, errorCode}`` is an EngineError naming the code); the rate limiter's 429 comes outside
@@ -24,9 +24,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memeval.engines import cortex_layout as layout
+from memeval.engines.cortex import layout
 from memeval.engines.base import Adapter, MemoryItem
-from memeval.engines.cortex import AUDIT_NOTE, CortexBase
+from memeval.engines.cortex.adapter import AUDIT_NOTE, CortexBase
 from memeval.engines.http_client import TRANSIENT, EnvelopeFailure, HttpStatusError, Secret, http_settings
 from memeval.errors import EngineError, UsageError
 
@@ -62,7 +62,7 @@ def unwrap(body: Any) -> Any:
 
 
 class TinyHumansEngine(CortexBase):
-    """The hosted dialect of :class:`~memeval.engines.cortex.CortexBase` (see the module docstring)."""
+    """The hosted dialect of :class:`~memeval.engines.cortex.adapter.CortexBase` (see the module docstring)."""
 
     name = "tinyhumans"
     key_env = KEY_ENV

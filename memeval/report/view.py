@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from memeval.record import Answerer, CacheInfo, Count, Kpi, ModelSide, ProbeResult, RateValue, RunRecord, Totals, Unit
 from memeval.report.errata import errata_lines
 from memeval.score.setup import fingerprint, setup_of
-from memeval.score.stats import Rate
-from memeval.suggest import counted
+from memeval.stats.basic import Rate
+from memeval.util.suggest import counted
 
 if TYPE_CHECKING:
     from memeval.report.benchmark import BenchmarkView

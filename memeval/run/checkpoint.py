@@ -22,8 +22,8 @@ from memeval.engines.base import Engine
 from memeval.errors import EngineError, Unsupported, UsageError
 from memeval.record import ProbeResult, RecordError, ScenarioResult, TimingLabel
 from memeval.record.codec import from_json, to_json
-from memeval.run.cleanup import clear_tenant
-from memeval.run.options import RunOptions
+from memeval.runner.cleanup import clear_tenant
+from memeval.runner.options import RunOptions
 from memeval.secrets import mask_json
 from memeval.spec.model import Suite
 

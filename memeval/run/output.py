@@ -19,8 +19,8 @@ import os
 from collections.abc import Iterator
 
 from memeval.errors import UsageError
-from memeval.report.files import check_label, read_run
-from memeval.run.checkpoint import FILE as JOURNAL
+from memeval.runner.options import check_label, read_run
+from memeval.runner.checkpoint import FILE as JOURNAL
 
 LATEST = "latest"
 LOCK = ".memeval.lock"

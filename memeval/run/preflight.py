@@ -66,7 +66,7 @@ def require(problems: list[str]) -> None:
 
 def _grader(suite: Suite) -> list[str]:
     """What the suite's benchmark grader needs to score model answers."""
-    from memeval.run.benchmark import benchmark_info  # benchmark modules load only for benchmark suites
+    from memeval.runner.benchmark import benchmark_info  # benchmark modules load only for benchmark suites
     from memeval.score.benchmark import APPLIED, BESIDE
 
     info = benchmark_info(suite) if suite.dataset is not None or "x-dataset" in suite.resolved else None

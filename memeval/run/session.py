@@ -21,18 +21,18 @@ from memeval.spec.engine_def import resolve_engine
 from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import engine_server
 from memeval.errors import Outcome
-from memeval.interruptible import handling
+from memeval.util.interruptible import handling
 from memeval.record import JsonObject, RunRecord, Shard
 from memeval.report.files import json_line, write_text
 from memeval.report.gates import Gate, check, parse_fail_under, suite_gates
-from memeval.run.executor import check_executor, make_executor, parse_shard
-from memeval.run.checkpoint import new_run_id, open_journal, read_header
-from memeval.run.options import RunOptions, resolve_options
-from memeval.run.output import check_json_target, folder_lock, resume_folder, run_folder
-from memeval.run.library_log import library_log
-from memeval.run.preflight import collect, require, unmet
-from memeval.run.progress import ProgressEvent, display
-from memeval.run.suite import run_suite
+from memeval.runner.executor import check_executor, make_executor, parse_shard
+from memeval.runner.checkpoint import new_run_id, open_journal, read_header
+from memeval.runner.options import RunOptions, resolve_options
+from memeval.runner.output import check_json_target, folder_lock, resume_folder, run_folder
+from memeval.runner.library_log import library_log
+from memeval.runner.preflight import collect, require, unmet
+from memeval.runner.progress import ProgressEvent, display
+from memeval.runner.suite import run_suite
 from memeval.secrets import mask, mask_json
 from memeval.score.derive import derive
 from memeval.spec.errata import errata_warnings

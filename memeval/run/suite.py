@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from memeval import __version__
-from memeval.agent import Timings
+from memeval.agent.lifecycle import Timings
 from memeval.engines.base import Engine, MemoryItem, RecallRequest, ReportsUsage
 from memeval.engines.definition import EngineDef
 from memeval.engines.server import engine_server
@@ -22,11 +22,11 @@ from memeval.plan import Step as PlanStep
 from memeval.record import FORMAT_VERSION, BenchmarkInfo, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
     SuiteInfo, TimingLabel, Usage
 from memeval.record.codec import from_json
-from memeval.run.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id, utc_now
-from memeval.run.executor import Executor, LocalExecutor, shard_slice
-from memeval.run.options import RunOptions, check_only
-from memeval.run.progress import Progress, ProgressEvent, silent, stage_events
-from memeval.run.scenario import ScenarioRun, namespace
+from memeval.runner.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id, utc_now
+from memeval.runner.executor import Executor, LocalExecutor, shard_slice
+from memeval.runner.options import RunOptions, check_only
+from memeval.runner.progress import Progress, ProgressEvent, silent, stage_events
+from memeval.runner.scenario import ScenarioRun, namespace
 from memeval.score.derive import derive
 from memeval.score.errata import errata_record
 from memeval.score.haystack import with_haystacks
@@ -47,7 +47,7 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
     The scenarios run on ``executor`` (default: here, one after another). A remote one runs each
     scenario as a :class:`ScenarioUnit` that builds its own engine from ``engine_def`` (which it
     then needs); this process still writes the journal. ``shard`` runs only its slice
-    (:func:`~memeval.run.executor.shard_slice` over the scenario ids).
+    (:func:`~memeval.runner.executor.shard_slice` over the scenario ids).
 
     Raises:
         UsageError: an option the engine cannot honour (e.g. isolated probe questions without forget).
@@ -183,7 +183,7 @@ def _benchmark(suite: Suite) -> BenchmarkInfo | None:
     (a ``dataset:`` source, or the ``x-dataset`` note of an imported one)."""
     if suite.dataset is None and "x-dataset" not in suite.resolved:
         return None
-    from memeval.run.benchmark import benchmark_info
+    from memeval.runner.benchmark import benchmark_info
 
     return benchmark_info(suite)
 

@@ -23,7 +23,7 @@ from memeval.engines.server import adapter_url_env
 from memeval.errors import SpecError, UsageError
 from memeval.spec.load import read_file
 from memeval.spec.validate import schema_issues
-from memeval.suggest import did_you_mean
+from memeval.util.suggest import did_you_mean
 
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memeval.run.library_log import library_log
+from memeval.runner.library_log import library_log
 
 
 def test_library_logs_and_warnings_go_to_the_file_and_memevals_to_stderr(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memeval.errors import UsageError
-from memeval.run.output import folder_lock, in_use, run_folder
+from memeval.runner.output import folder_lock, in_use, run_folder
 from memeval.score.derive import derive
 from tests.compare.factory import hits, run
 from tests.compare.test_setup import _paths, judged

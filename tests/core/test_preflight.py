@@ -10,7 +10,7 @@ import pytest
 
 from memeval.spec.engine_def import resolve_engine
 from memeval.spec.load import load_suite
-from memeval.run import preflight
+from memeval.runner import preflight
 from tests.conftest import FIXTURES, cli
 
 MINI = os.path.join(FIXTURES, "mini.yaml")

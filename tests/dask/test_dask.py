@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from memeval.errors import UsageError
-from memeval.run.executor import DaskExecutor, make_executor, parse_shard, shard_slice
+from memeval.runner.executor import DaskExecutor, make_executor, parse_shard, shard_slice
 from tests.conftest import ROOT, cli
 from tests.datasets.files import lme_records, write
 from tests.sweep.conftest import write_matrix
@@ -28,7 +28,7 @@ run_args: {enrich_wait_s: 0, settle_timeout_s: 5}
 cell_timeout_s: 120
 """
 _VARYING = {"run_id", "created_at", "timings", "latency", "port", "seconds"}
-_RUN_ID = re.compile(r"\b\d{9,11}-[0-9a-f]{6}\b")  # as memeval.run.checkpoint.new_run_id makes them
+_RUN_ID = re.compile(r"\b\d{9,11}-[0-9a-f]{6}\b")  # as memeval.runner.checkpoint.new_run_id makes them
 
 
 def normalised(record: Any) -> Any:

@@ -16,12 +16,12 @@ import httpx
 import pytest
 
 from memeval.engines.base import MemoryItem, RecallRequest, ToolCallRef
-from memeval.engines.cortex import CortexEngine, create
-from memeval.engines.cortex_layout import ShapeError, records, tenant_root
+from memeval.engines.cortex.adapter import CortexEngine, create
+from memeval.engines.cortex.layout import ShapeError, records, tenant_root
 from memeval.engines.cancel import cancel_requests, reset_cancel
 from memeval.engines.server import free_port
 from memeval.errors import EngineError, UsageError
-from memeval.run.waits import drain
+from memeval.runner.waits import drain
 from memeval.servers.launch import RunningServer
 from tests.engines.conftest import CORTEX_KEY, QUICK, connect, fake_cortex, turn, write_all
 

@@ -12,12 +12,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from memeval.engines import create_engine, mem0
-from memeval.engines import mem0_records as records
+from memeval.engines import create_engine
+
+from memeval.engines.mem0 import adapter as mem0
+from memeval.engines.mem0 import records
 from memeval.engines.base import Engine, MemoryItem, RecallRequest
 from memeval.errors import EngineError, UsageError
 from memeval.servers.launch import RunningServer
-from memeval.servers.mock_models import object_reply
+from memeval.servers.mock_inference.models import object_reply
 from tests.engines.conftest import assert_engine_leaves_nothing
 from tests.engines.mockserve import assert_memeval_run_leaves_nothing, chat_calls, recall, turn
 

@@ -11,8 +11,8 @@ import pytest
 from memeval.engines.base import (PROTOCOLS, Belief, BuildsBeliefs, Capability, Engine, Erases, Inspects, MemoryItem,
                                   RecallRequest, capabilities_of)
 from memeval.engines.conformance import CONTRACTS, run_checks
-from memeval.engines.reference import create
-from memeval.engines.reference_index import analyze
+from memeval.engines.reference.engine import create
+from memeval.engines.reference.index import analyze
 from memeval.errors import EngineError, UsageError
 
 T = "tenant-1"
@@ -378,8 +378,8 @@ class FlakyEmbedder:
 
 def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
     pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
-    from memeval.engines.embedders import QueryVectors
-    from memeval.engines.reference import ReferenceEngine
+    from memeval.engines.reference.embedders import QueryVectors
+    from memeval.engines.reference.engine import ReferenceEngine
 
     embedder = FlakyEmbedder()
     engine = ReferenceEngine(QueryVectors(embedder), min_similarity=0.9)
@@ -395,8 +395,8 @@ def test_an_embedder_failure_is_an_engine_error_and_loses_no_write():
 
 def test_dense_search_equals_brute_force_cosine_over_random_sections_and_removals(monkeypatch):
     numpy = pytest.importorskip("numpy", reason="the embeddings extra (numpy) is not installed")
-    from memeval.engines import embedders
-    from memeval.engines.embedders import DenseIndex, QueryVectors
+    from memeval.engines.reference import embedders
+    from memeval.engines.reference.embedders import DenseIndex, QueryVectors
 
     class Seeded:
         name = "seeded-8d"
@@ -427,7 +427,8 @@ def test_a_large_tenant_in_compiled_code_recalls_exactly_what_numpy_recalls(monk
     # A large tenant scores a pack's question once for every section and each feedback query
     # adds its own terms to it; with BM25 alone the packs must be the numpy path's (MaxScore
     # sums in another order: scores equal to about 1e-16).
-    from memeval.engines import reference_kernel, reference_search
+    from memeval.engines.reference import kernel as reference_kernel
+    from memeval.engines.reference import search as reference_search
 
     if not reference_kernel.available():
         pytest.skip("the fast extra (numba) is not installed")

@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from memeval.agent import AgentMemory, Timings
+from memeval.agent.lifecycle import AgentMemory, Timings
 from memeval.engines.base import Engine, MemoryItem, RecallRequest
 from memeval.engines.base import capabilities_of
-from memeval.engines.reference import create
-from memeval.freshness import HEADING, prefer_fresh
-from memeval.pack import Section
+from memeval.engines.reference.engine import create
+from memeval.agent.freshness import HEADING, prefer_fresh
+from memeval.agent.pack import Section
 from memeval.report.files import read_run
 from memeval.spec.model import Policy
 from tests.conftest import FIXTURES, ROOT, cli
@@ -190,8 +190,8 @@ class CountingEmbedder:
 
 def test_vectors_are_computed_at_write_time_in_batches():
     pytest.importorskip("numpy")
-    from memeval.engines.embedders import QueryVectors
-    from memeval.engines.reference import ReferenceEngine
+    from memeval.engines.reference.embedders import QueryVectors
+    from memeval.engines.reference.engine import ReferenceEngine
 
     embedder = CountingEmbedder()
     engine = ReferenceEngine(QueryVectors(embedder), min_similarity=-1.0)
@@ -208,9 +208,11 @@ def test_the_ann_index_answers_a_large_section_close_to_exact(monkeypatch):
     pytest.importorskip("faiss", reason="the ann extra (faiss-cpu) is not installed")
     import numpy
 
-    from memeval.engines import embedders, reference_ann
-    from memeval.engines.embedders import QueryVectors
-    from memeval.engines.reference import ReferenceEngine
+    from memeval.engines.reference import embedders
+
+    from memeval.engines.reference import ann as reference_ann
+    from memeval.engines.reference.embedders import QueryVectors
+    from memeval.engines.reference.engine import ReferenceEngine
 
     monkeypatch.setattr(embedders, "ANN_MIN", 200)
     monkeypatch.setattr(reference_ann, "PROBE", 6)  # of the 12 lists 200 vectors train

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from memeval.engines.reference import create
-from memeval.run.options import RunOptions
-from memeval.run.progress import ProgressEvent, lines
-from memeval.run.suite import run_suite
+from memeval.engines.reference.engine import create
+from memeval.runner.options import RunOptions
+from memeval.runner.progress import ProgressEvent, lines
+from memeval.runner.suite import run_suite
 from memeval.spec.load import load_suite
 from tests.conftest import FIXTURES, cli
 

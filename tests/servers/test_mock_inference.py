@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from memeval.servers.launch import RunningServer, start_server
-from memeval.servers.mock_models import schema_instance
+from memeval.servers.mock_inference.models import schema_instance
 
 pytestmark = pytest.mark.slow  # every test here starts a process or uses one a fixture started
 

@@ -17,12 +17,12 @@ from collections import Counter
 
 import pytest
 
-from memeval.pack import Pack
+from memeval.agent.pack import Pack
 from memeval.report.files import read_run
 from memeval.score.match import contains
-from memeval.score.stats import rate
+from memeval.stats.basic import rate
 from memeval.spec.load import load_suite
-from memeval.script import scripted_reply
+from memeval.runner.script import scripted_reply
 from memeval.spec.model import Scenario, Suite
 from tests.conftest import ROOT, cli
 
