@@ -72,11 +72,14 @@ class ComputedGrader:
 
     ``measure`` names what it scores in report titles (``F1``); ``grade`` scores one answered
     question (``probe.llm_answer`` is not None), or returns None when the grader does not apply
-    to it (the probe is left as it is, with no entry in ``grades``)."""
+    to it (the probe is left as it is, with no entry in ``grades``). ``require`` raises
+    :class:`~memeval.errors.UsageError` now for what grading would need later (a library that is
+    not installed), so a run can refuse before its first engine or model call."""
 
     info: GraderInfo
     measure: str
     grade: Callable[[ProbeResult], Graded | None]
+    require: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,8 @@ COMMANDS = (
     "power",
     "merge",  # --shard runs joined (memeval.runner.merge)
     "view",  # the local web app over a runs folder (memeval.viewer)
+    "new",  # scaffolds (memeval.scaffold)
+    "ls",  # the runs under a folder (memeval.report.runs_index)
 )
 
 

@@ -18,7 +18,7 @@ def executor_options(units: str, order: str) -> Callable[[F], F]:
     shard slices them in."""
     options = [
         click.option("--executor", type=click.Choice(EXECUTORS), default="local", show_default=True,
-                     help=f"Where the {units} run: here, or on Dask (pip install 'memeval[dask]')."),
+                     help=f"Where the {units} run: here, or on Dask (pip install 'memeval-harness[dask]')."),
         click.option("--scheduler", default=None, metavar="ADDRESS",
                      help="The Dask scheduler (tcp://host:8786) [default: a local cluster]."),
         click.option("--workers", type=click.IntRange(1, 64), default=None,

@@ -7,6 +7,7 @@ import click
 from memeval.benchmarks import benchmark, names
 from memeval.benchmarks.importer import import_dataset
 from memeval.benchmarks.source import Selection
+from memeval.util.suggest import counted
 
 
 @click.command("import")
@@ -27,10 +28,11 @@ def command(fmt: str, file: str, out: str, only: str, limit: int | None, sample:
                           sample=sample, seed=seed)
     dataset, result = import_dataset(fmt, file, out, selection, sha256=sha256, variant=variant)
     click.echo(f"{dataset.path}: {dataset.format} {dataset.variant}, sha256 {dataset.sha256}, "
-               f"{dataset.questions} questions in {len(dataset.units)} units")
+               f"{counted(dataset.questions, 'question')} in {counted(len(dataset.units), 'unit')}")
     if bench.import_message:
         click.echo(bench.import_message)
-    click.echo(f"wrote {result.directory}/suite.yaml: {result.scenarios} scenarios, {result.probes} probes")
+    click.echo(f"wrote {result.directory}/suite.yaml: {counted(result.scenarios, 'scenario')}, "
+               f"{counted(result.probes, 'probe')}")
     if result.unmapped:
         click.echo(f"{len(result.unmapped)} selected questions not mapped to probes (listed under x-unmapped in suite.yaml)")
     if result.dropped_turns:

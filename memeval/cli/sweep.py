@@ -37,7 +37,7 @@ def command(matrix_file: str, repeat: int | None, parallel: int | None, out: str
         runner.close()
     if not quiet:
         click.echo(result.summary, nl=False)
-    click.echo(f"wrote {os.path.join(result.folder, 'summary.md')} and summary.json", err=True)
+    click.echo(f"wrote {os.path.join(result.folder, 'summary.md')}, summary.html and summary.json", err=True)
     if result.failed:
         click.echo(f"{len(result.failed)} of {len(result.results)} cell(s) failed", err=True)
         return Outcome.ENGINE

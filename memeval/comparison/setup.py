@@ -58,7 +58,7 @@ def check_setups(records: Sequence[RunRecord], allowed: Sequence[str] = (), subj
     if lines:
         raise SetupMismatch("compare: the runs were scored under different setups, so their numbers are not "
                             "comparable:\n" + "\n".join(lines) +
-                            f"\nto compare them anyway, name the differences: --allow-setup-diff {' '.join(sorted(fields))}")
+                            f"\nto compare them anyway, name the differences: --allow-setup-diff {','.join(sorted(fields))}")
 
 
 def labels(base: RunRecord, runs: Sequence[RunRecord], allowed: Sequence[str], subject: Sequence[str] = SUBJECT) -> list[str]:

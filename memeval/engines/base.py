@@ -375,6 +375,10 @@ class Adapter:
     MCP server over stdio): it returns that argv (None: none), so memeval can refuse a
     definition it must not trust and ``plan`` can show the command. ``describe`` says, from
     the settings alone (no I/O), what the engine will connect to and how, for ``plan``.
+
+    What a run checks before anything starts (:mod:`memeval.runner.preflight`): ``extras`` are the
+    (module, extra) pairs the engine imports, found without importing them; ``keys`` the
+    environment variables that must be set.
     """
 
     create: Callable[[Mapping[str, Any]], Engine]
@@ -382,6 +386,8 @@ class Adapter:
     concurrent: bool = False
     starts: Callable[[Mapping[str, Any]], tuple[str, ...] | None] | None = None
     describe: Callable[[Mapping[str, Any]], str] | None = None
+    extras: tuple[tuple[str, str], ...] = ()
+    keys: tuple[str, ...] = ()
 
 
 def node_matches(node: str, patterns: tuple[str, ...]) -> bool:

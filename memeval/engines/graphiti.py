@@ -1,6 +1,6 @@
 """Graphiti (``graphiti-core``, a temporal knowledge graph) as a memeval engine, in-process.
 
-Install with ``pip install 'memeval[graphiti]'``. The graph is Graphiti's embedded Kuzu
+Install with ``pip install 'memeval-harness[graphiti]'``. The graph is Graphiti's embedded Kuzu
 driver (deprecated upstream, but the only one that needs no server) on disk under the engine's
 data folder; its LLM (``OpenAIGenericClient``, structured output by ``json_schema``), embedder
 and reranker point at any OpenAI-compatible endpoint: real models, or memeval's mock inference
@@ -115,7 +115,7 @@ def _graphiti(conf: Mapping[str, Any], folder: str) -> Any:
         from graphiti_core.llm_client.config import LLMConfig
         from graphiti_core.llm_client.openai_generic_client import OpenAIGenericClient
     except ImportError as err:
-        raise UsageError(f"graphiti engine: needs pip install 'memeval[graphiti]' ({err})") from err
+        raise UsageError(f"graphiti engine: needs pip install 'memeval-harness[graphiti]' ({err})") from err
     env = conf.get("api_key_env")
     key = os.environ[str(env)] if env else PLACEHOLDER_KEY
     llm = LLMConfig(api_key=key, model=conf["llm_model"], small_model=conf["llm_model"], base_url=conf["url"])
@@ -278,4 +278,4 @@ class GraphitiEngine(AcceptedListing):
                     shutil.rmtree(self._folder, ignore_errors=True)
 
 
-ADAPTER = Adapter(create, url_env=URL_ENV)
+ADAPTER = Adapter(create, url_env=URL_ENV, extras=(("graphiti_core", "graphiti"),))

@@ -57,7 +57,7 @@ def create(settings: Mapping[str, Any]) -> RagBaseline:
     try:
         embedder = load_embedder("static")
     except UsageError as err:
-        raise UsageError("rag-baseline engine: needs the embeddings extra: pip install 'memeval[embeddings]'") from err
+        raise UsageError("rag-baseline engine: needs the embeddings extra: pip install 'memeval-harness[embeddings]'") from err
     return RagBaseline(QueryVectors(embedder), words, overlap)  # type: ignore[arg-type]
 
 

@@ -63,7 +63,13 @@ def fmt_ci(k: Kpi) -> str:
     """The KPI's 95% interval in its unit, ``–`` when it has none."""
     if not k.ci95:
         return DASH
-    return f"{fmt_kpi(k.ci95[0], k.unit)} – {fmt_kpi(k.ci95[1], k.unit)}"
+    return f"{fmt_bound(k.ci95[0], k.unit)} – {fmt_bound(k.ci95[1], k.unit)}"
+
+
+def fmt_bound(v: float, unit: Unit) -> str:
+    """An interval's end in its unit; means of counts and tokens to one decimal, as their values
+    are recorded, not to six significant digits."""
+    return f"{v:.1f}" if unit in ("count", "tokens") else fmt_kpi(v, unit)
 
 
 def stuffing_line(record: RunRecord) -> str | None:
@@ -112,7 +118,7 @@ def fmt_cluster(k: Kpi) -> str:
     count = counted(c.clusters, c.unit)
     if c.ci95 is None:
         return f"{DASH} ({count})"
-    return f"{fmt_kpi(c.ci95[0], k.unit)} – {fmt_kpi(c.ci95[1], k.unit)} ({count})"
+    return f"{fmt_bound(c.ci95[0], k.unit)} – {fmt_bound(c.ci95[1], k.unit)} ({count})"
 
 
 def accuracy_row(name: str, phase: str, t: Totals) -> Row:

@@ -16,6 +16,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from memeval.engines.base import Engine
@@ -135,8 +136,13 @@ def open_journal(folder: str, suite: Suite, options: RunOptions, resume: bool, r
     """A new journal in ``folder``, or the one there when ``resume``. ``request`` (kept in the
     header) is what the command line asked for, so a resume can repeat it (see :func:`read_header`)."""
     header = {"suite": suite.name, "suite_sha256": suite.sha256, "engine": options.engine, "only": list(options.only),
-              "label": options.label, "run_id": run_id or new_run_id(), "request": request or {}}
+              "label": options.label, "run_id": run_id or new_run_id(), "created_at": utc_now(), "request": request or {}}
     return Journal.resume(folder, header) if resume else Journal.start(folder, header)
+
+
+def utc_now() -> str:
+    """Now, as run.json's ``created_at`` reads (``2026-09-01T09:00:00Z``)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def read_header(folder: str) -> dict[str, Any]:

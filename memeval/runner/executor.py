@@ -1,7 +1,7 @@
 """Where independent units (a suite's scenarios, a sweep's cells) run: here, one after another
 (the default), here on several threads (``--jobs N``: for an engine whose calls mostly wait on a
 network, a remote server or a hosted API), or on a Dask cluster (``--executor dask``, the
-``memeval[dask]`` extra).
+``memeval-harness[dask]`` extra).
 
 Either way the caller is the one writer: an executor only hands back each unit's result (typed,
 picklable values), and the caller writes the folder, the journal and the summary. On Dask each
@@ -162,7 +162,7 @@ class DaskExecutor:
         try:
             self._dask: Any = importlib.import_module("distributed")  # typed loosely: distributed has no stubs
         except ImportError:
-            raise UsageError("--executor dask needs dask and distributed: pip install 'memeval[dask]'") from None
+            raise UsageError("--executor dask needs dask and distributed: pip install 'memeval-harness[dask]'") from None
         self.timings: list[UnitTiming] = []
         self._client: Any = None
         self._cluster: Any = None

@@ -39,6 +39,9 @@ def run_folder(label: str, run_id: str, out: str | None, force: bool) -> str:
     check_label(label)
     if out is not None:
         held = [name for name in RECORD_FILES if os.path.lexists(os.path.join(out, name))]
+        if held and in_use(out):  # neither --resume nor --force can have it while that run lives
+            raise UsageError(f"--out {out}: in use by another memeval run; wait for it to end, or name another "
+                             "folder")
         if held and not force:
             raise UsageError(f"--out {out}: already holds a run ({held[0]}); --resume {out} continues it, "
                              "--force replaces it, or name another folder")
@@ -71,6 +74,21 @@ def folder_lock(folder: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def in_use(folder: str) -> bool:
+    """Whether a live run holds ``folder`` (its lock taken); probing creates no file."""
+    try:
+        fd = os.open(os.path.join(folder, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing releases a lock the probe took
+    return False
 
 
 def resume_folder(path: str) -> str:

@@ -29,6 +29,8 @@ from memeval.runner.executor import check_executor, make_executor, parse_shard
 from memeval.runner.checkpoint import new_run_id, open_journal, read_header
 from memeval.runner.options import RunOptions, resolve_options
 from memeval.runner.output import check_json_target, folder_lock, resume_folder, run_folder
+from memeval.runner.library_log import library_log
+from memeval.runner.preflight import collect, require, unmet
 from memeval.runner.progress import ProgressEvent, display
 from memeval.runner.suite import run_suite
 from memeval.secrets import mask, mask_json
@@ -97,10 +99,12 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
         echo(f"warning: {issue.render()}")
     gates = suite_gates(suite.gates, req.suite_file) + [parse_fail_under(g) for g in req.fail_under]
     engine_def = resolve_engine(req.engine or "reference", req.suite_file)
-    answerer = _answerer_settings(suite, req) if req.llm or req.judge else None
+    problems: list[str] = []  # every unmet requirement at once, before any engine or model call
+    answerer = collect(problems, lambda: _answerer_settings(suite, req)) if req.llm or req.judge else None
     options = _options(req, suite, engine_def)
     shard = Shard(*parse_shard(req.shard)) if req.shard else None
-    check_executor(req.executor, req.scheduler, req.workers, req.jobs)
+    collect(problems, lambda: check_executor(req.executor, req.scheduler, req.workers, req.jobs))
+    require(problems + unmet(suite, engine_def, os.environ, req.llm or req.judge, req.executor))
     if req.jobs > 1 and not adapter_concurrent(engine_def.adapter):
         raise UsageError(f"--jobs {req.jobs}: the {engine_def.adapter} adapter does not say its engine is safe across "
                          "threads; run it with --jobs 1 (or --executor dask, one engine per worker)")
@@ -110,7 +114,7 @@ def run_once(req: RunRequest, echo: Echo, show: Echo) -> tuple[Outcome, str]:
     folder = req.resume or run_folder(options.label, run_id, req.out, req.force)
     with folder_lock(folder):  # a second run into this folder is refused until this one ends
         journal = open_journal(folder, suite, options, req.resume is not None, run_id, _asked(req, engine_def))
-        with _term_as_interrupt(), \
+        with _term_as_interrupt(), library_log(folder, req.quiet), \
                 contextlib.closing(make_executor(req.executor, req.scheduler, req.workers, req.jobs)) as executor, \
                 engine_server(engine_def, os.path.join(folder, "server.log")) as overrides, \
                 display(echo, req.quiet) as progress:
@@ -226,7 +230,7 @@ def _answer(record: RunRecord, answerer: LlmSettings, echo: Echo, quiet: bool) -
 
 def _outcome(record: RunRecord, suite_file: str, folder: str, echo: Echo) -> Outcome:
     if record.interrupted:
-        echo(f"interrupted: resume with  memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
+        echo(f"interrupted: resume with: memeval run {shlex.quote(suite_file)} --resume {shlex.quote(folder)}")
         return Outcome.INTERRUPTED
     failed = [s for s in record.scenarios if not s.ok]
     for scenario in failed:

@@ -10,7 +10,6 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 
 from memeval import __version__
 from memeval.agent.lifecycle import Timings
@@ -24,7 +23,7 @@ from memeval.plan import Step as PlanStep
 from memeval.record import FORMAT_VERSION, BenchmarkInfo, EngineSnapshot, Options, ProbeResult, RunRecord, ScenarioResult, Shard, \
     SuiteInfo, TimingLabel, Usage
 from memeval.record.codec import from_json
-from memeval.runner.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id
+from memeval.runner.checkpoint import FinishedThenInterrupted, Journal, ScenarioEntry, new_run_id, utc_now
 from memeval.runner.executor import Executor, LocalExecutor, shard_slice
 from memeval.runner.options import RunOptions, check_only
 from memeval.runner.progress import Progress, ProgressEvent, silent, stage_events
@@ -99,7 +98,8 @@ def run_suite(suite: Suite, engine: Engine, options: RunOptions, progress: Progr
         progress(ProgressEvent("note", "interrupted: writing what was finished"))
     ordered = [entries[sid] for sid in chosen if sid in entries]
     snapshot = from_json(EngineSnapshot, info.to_json(), "engine")
-    return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard, warm)
+    created = str(journal.header["created_at"]) if journal and "created_at" in journal.header else None
+    return assemble(suite, snapshot, options, run_id, ordered, interrupted, shard, warm, created)
 
 
 def _chosen(ids: Sequence[str], only: tuple[str, ...], shard: Shard | None) -> list[str]:
@@ -253,9 +253,11 @@ def _run_one(suite: Suite, scenario: Scenario, engine: Engine, caps: frozenset[s
 
 
 def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: str, entries: Sequence[ScenarioEntry],
-             interrupted: bool = False, shard: Shard | None = None, warm: tuple[float, ...] = ()) -> RunRecord:
+             interrupted: bool = False, shard: Shard | None = None, warm: tuple[float, ...] = (),
+             created_at: str | None = None) -> RunRecord:
     """The run record from per-scenario entries and the warm-up's ms (``warm``, timed apart
-    from every KPI); totals, latency and KPIs come from :func:`~memeval.score.derive.derive`.
+    from every KPI); ``created_at`` is when the run began (its journal's, kept by a resume), else
+    now; totals, latency and KPIs come from :func:`~memeval.score.derive.derive`.
     ``profile`` is set by a sweep and ``answerer`` by ``--llm``, after the run."""
     timings: dict[TimingLabel, list[float]] = {TimingLabel.WARMUP: list(warm)} if warm else {}
     for entry in entries:
@@ -268,7 +270,7 @@ def assemble(suite: Suite, engine: EngineSnapshot, options: RunOptions, run_id: 
         profile=None,
         flags=dict(engine.flags),
         run_id=run_id,
-        created_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        created_at=created_at or utc_now(),
         python=platform.python_version(),
         suite=SuiteInfo(suite.name, suite.about, suite.source, tuple(suite.files), suite.sha256, suite.resolved),
         engine=engine,

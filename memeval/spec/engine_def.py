@@ -27,7 +27,17 @@ from memeval.spec.load import read_file
 from memeval.spec.validate import schema_issues
 from memeval.util.suggest import did_you_mean
 
-SHIPPED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(memeval.__file__))), "engines")
+
+
+def _shipped_folder() -> str:
+    """The definitions memeval ships: the copy a built package holds (``memeval/shipped_engines``,
+    made by setup.py from the checkout's ``engines/``), else the checkout's ``engines/`` itself."""
+    package = os.path.dirname(os.path.abspath(memeval.__file__))
+    built = os.path.join(package, "shipped_engines")
+    return built if os.path.isdir(built) else os.path.join(os.path.dirname(package), "engines")
+
+
+SHIPPED = _shipped_folder()
 
 
 def load_engine_def(path: str) -> EngineDef:

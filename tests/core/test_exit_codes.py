@@ -88,8 +88,8 @@ def test_130_interrupted_and_the_printed_resume_command_works(tmp_path: Path) ->
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     hint = err.strip().splitlines()[-1]
-    assert hint.startswith("interrupted: resume with  memeval run "), err
-    command = shlex.split(hint.split("  ", 1)[1])
+    assert hint.startswith("interrupted: resume with: memeval run "), err
+    command = shlex.split(hint.split("resume with: ", 1)[1])
     assert command[:2] == ["memeval", "run"] and "--engine" not in command
     resumed = subprocess.run([*MEMEVAL, *command[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
                              timeout=120)

@@ -165,7 +165,7 @@ def test_a_shard_is_every_nth_unit_by_id_from_the_ith() -> None:
 
 def test_without_dask_installed_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)  # importing it now raises ImportError
-    with pytest.raises(UsageError, match=r"pip install 'memeval\[dask\]'"):
+    with pytest.raises(UsageError, match=r"pip install 'memeval-harness\[dask\]'"):
         make_executor("dask")
     with pytest.raises(UsageError, match="--scheduler needs --executor dask"):
         make_executor("local", scheduler="tcp://127.0.0.1:8786")

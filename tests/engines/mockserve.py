@@ -48,6 +48,9 @@ def assert_memeval_run_leaves_nothing(tmp_path: Path, adapter: str, unset: tuple
                            os.path.join(ROOT, "engines", f"{adapter}.yaml"), "--out", str(out), "--quiet"],
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
+    # --quiet: the output paths only; the libraries' logs and warnings went to library.log
+    assert done.stderr.splitlines() == [f"wrote {out / 'run.json'}, run.md and run.html"], done.stderr[-2000:]
+    assert (out / "library.log").is_file()
     record = json.loads((out / "run.json").read_text())
     assert record["engine"]["name"] == adapter
     assert record["engine"]["capabilities"] == ["erase", "forget", "inspect"]

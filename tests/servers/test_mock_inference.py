@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -184,13 +184,23 @@ def test_a_fault_set_while_a_call_sleeps_is_left_for_the_next_call(mock: Running
     clears the faults and sets a one-shot 403) answers 200; the 403 goes to the next call."""
     http.post("/_mock/faults", json={"latency": 0.6})
     messages = [{"role": "user", "content": PACK}]
+    before = http.get("/_mock/stats").json()["calls"]["chat"]
     with ThreadPoolExecutor(1) as pool:
         early = pool.submit(_chat, http, messages)
-        time.sleep(0.2)  # the early call has arrived and sleeps
+        _until(lambda: http.get("/_mock/stats").json()["calls"]["chat"] > before)  # the early call arrived: it sleeps
         http.post("/_mock/faults", json={"clear": True, "fail": [{"status": 403}]})
         assert early.result(timeout=10).status_code == 200
     assert _chat(http, messages).status_code == 403
     assert _chat(http, messages).status_code == 200
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    """Poll ``condition`` until it holds: synchronised on the server's state, not on a time
+    window (the deadline only stops a test that would hang)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
 
 
 def test_memeval_serve_runs_in_the_foreground_until_sigterm() -> None:
@@ -202,7 +212,7 @@ def test_memeval_serve_runs_in_the_foreground_until_sigterm() -> None:
         assert line.startswith("mock-inference listening on http://127.0.0.1:")
         assert httpx.get(line.split(" on ")[1].strip() + "/health").status_code == 200
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=5) == 0
+        assert process.wait(timeout=300) == 0
     finally:
         process.kill()
         process.wait()
@@ -210,32 +220,41 @@ def test_memeval_serve_runs_in_the_foreground_until_sigterm() -> None:
 
 def test_sigterm_stops_the_server_while_requests_keep_arriving() -> None:
     """A signal that lands while the server starts a request's thread still stops it: the
-    handler once raised into socketserver's own code, which printed the error and served on."""
+    handler once raised into socketserver's own code, which printed the error and served on.
+
+    The signal is sent once the server has answered a few requests and while four clients keep
+    sending more: synchronised on that count, not on a time window, so a loaded machine only
+    makes it slower."""
     command = [sys.executable, "-c", "from memeval.cli import main; main()", "serve", "mock-inference", "--port", "0"]
     for _ in range(3):
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        done = threading.Event()
+        done, arriving = threading.Event(), threading.Event()
+        served = [0]
+        lock = threading.Lock()
         pool = ThreadPoolExecutor(4)
         try:
             assert process.stdout is not None
             url = process.stdout.readline().split(" on ")[1].strip() + "/health"
 
-            def hammer() -> int:
-                served = 0
-                while not done.is_set() and process.poll() is None:
-                    try:
-                        httpx.get(url, timeout=2)
-                        served += 1
-                    except httpx.HTTPError:
-                        pass
-                return served
+            def hammer() -> None:
+                with httpx.Client(timeout=30) as client:
+                    while not done.is_set() and process.poll() is None:
+                        try:
+                            client.get(url)
+                        except httpx.HTTPError:
+                            continue
+                        with lock:
+                            served[0] += 1
+                            if served[0] >= 8:
+                                arriving.set()
 
             calls = [pool.submit(hammer) for _ in range(4)]
-            time.sleep(0.3)
+            assert arriving.wait(timeout=300), "the server answered fewer than 8 requests"  # a hang guard only
             process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=10) == 0
-            assert sum(call.result(timeout=10) for call in calls) > 0
-            _, stderr = process.communicate(timeout=10)
+            assert process.wait(timeout=300) == 0
+            for call in calls:
+                call.result(timeout=300)
+            _, stderr = process.communicate(timeout=60)
             assert "Traceback" not in stderr
         finally:
             done.set()

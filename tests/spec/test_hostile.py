@@ -216,10 +216,10 @@ HOSTILE: dict[str, tuple[bytes, list[tuple[int, int, str, str]]]] = {
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_is_refused_quickly_with_one_located_message(tmp_path: Path, name: str) -> None:
     raw, expected = HOSTILE[name]
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU time: what the input costs, not what the machine's load adds
     err = load_checked(tmp_path, raw)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 2.0, f"{name}: {elapsed:.2f} s"
+    elapsed = time.process_time() - started
+    assert elapsed < 2.0, f"{name}: {elapsed:.2f} s of CPU"
     assert err is not None
     got = [(i.line, i.column, i.path, i.message) for i in err.issues]
     if expected is None:  # the alias bomb

@@ -70,6 +70,8 @@ def test_sweep_end_to_end(tmp_path):
     proc = subprocess.run(SWEEP + [matrix, "--out", str(out)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3, proc.stderr
     assert "skipped rerank: requires MEMEVAL_TEST_UNSET_CREDENTIAL, which is unset" in proc.stderr
+    wrote = next(line for line in proc.stderr.splitlines() if line.startswith("wrote "))
+    assert all(f"summary.{kind}" in wrote for kind in ("md", "html", "json")), wrote  # every file it wrote
     summary = json.loads((out / "summary.json").read_text())
     status = {c["label"]: (c["status"], c["reason"] or "") for c in summary["cells"]}
     assert sorted(status) == sorted(f"{p}-r{r}" for p in ("baseline", "salience-high", "writes-fail", "bad-mode")

@@ -16,7 +16,7 @@ from typing import Any
 
 from memeval.benchmarks.base import Benchmark, ComputedGrader, Graded, GraderInfo, JudgeGrader, Score, ScoreTable, Unit
 from memeval.benchmarks.locomo import judge, mapping, reader, tables
-from memeval.benchmarks.locomo.graders import LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, locomo_score
+from memeval.benchmarks.locomo.graders import LOCOMO_EVIDENCE_RECALL, LOCOMO_F1, locomo_score, require_stemmer
 from memeval.benchmarks.locomo.model import LOCOMO_CATEGORIES, LOCOMO_IDS, LocomoSample
 from memeval.datasets.yamlout import REPLAY_NOTE, STYLE_NOTE, ImportResult
 from memeval.record import ProbeResult
@@ -56,7 +56,7 @@ class Locomo:
     official_grader = LOCOMO_F1.name
     grader_note = ("LoCoMo's official token F1 scores the model's answers under --llm; the alternative is mem0-j\n"
                    "(mem0's LLM judge, a separately named score: F1 is still reported beside it)")
-    computed: Mapping[str, ComputedGrader] = {LOCOMO_F1.name: ComputedGrader(LOCOMO_F1, "F1", _f1)}
+    computed: Mapping[str, ComputedGrader] = {LOCOMO_F1.name: ComputedGrader(LOCOMO_F1, "F1", _f1, require_stemmer)}
     judges: Mapping[str, JudgeGrader] = {judge.LOCOMO_J.name: judge.JUDGE}
     beside: Mapping[str, str] = {judge.LOCOMO_J.name: LOCOMO_F1.name}
     category_map: Mapping[str, str] = {str(k): v for k, v in LOCOMO_CATEGORIES.items()}

@@ -6,7 +6,7 @@ LoCoMo's answer F1 follows ``task_eval/evaluation.py`` (snap-research/locomo): n
 (drop commas; lowercase; strip ASCII punctuation; drop the words a, an, the and "and"; collapse
 whitespace), stem each token with nltk's ``PorterStemmer`` (its default NLTK_EXTENSIONS mode, as
 upstream constructs it; the stemmer needs no data download), then token F1. nltk is the
-``memeval[datasets]`` extra; without it these functions raise :class:`UsageError`.
+``memeval-harness[datasets]`` extra; without it these functions raise :class:`UsageError`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,13 @@ def _stemmer() -> Any:
     try:
         from nltk.stem import PorterStemmer
     except ImportError:
-        raise UsageError("LoCoMo's F1 needs nltk's Porter stemmer: pip install 'memeval[datasets]'") from None
+        raise UsageError("LoCoMo's F1 needs nltk's Porter stemmer: pip install 'memeval-harness[datasets]'") from None
     return PorterStemmer()
+
+
+def require_stemmer() -> None:
+    """Raise now what scoring LoCoMo's F1 would raise later: UsageError when nltk is missing."""
+    _stemmer()
 
 
 def normalize_answer(text: str) -> str:

@@ -125,5 +125,5 @@ class TinyHumansEngine(CortexBase):
             return 0 if err.status == 404 else super()._forget_chunk(scope, event_ids)
 
 
-ADAPTER = Adapter(create, URL_ENV, concurrent=True)
+ADAPTER = Adapter(create, URL_ENV, concurrent=True, keys=(KEY_ENV,))
 """The ``tinyhumans`` entry point."""

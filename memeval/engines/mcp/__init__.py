@@ -33,7 +33,7 @@ def create(settings: Mapping[str, Any]) -> McpEngine:
     try:
         import mcp.client.session  # noqa: F401  (the SDK is an extra)
     except ImportError as err:
-        raise UsageError(f"mcp engine: the MCP SDK is not installed (pip install 'memeval[mcp]'): {err}") from None
+        raise UsageError(f"mcp engine: the MCP SDK is not installed (pip install 'memeval-harness[mcp]'): {err}") from None
     session = McpSession.open(config.transport, config.timeout_s, config.start_timeout_s)
     try:
         bindings = bind(session.tools, config.tools, config.args)

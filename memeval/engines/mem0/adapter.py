@@ -1,6 +1,6 @@
 """mem0 (``mem0ai`` 2.x, its ``Memory`` class) as a memeval engine, in-process.
 
-Install with ``pip install 'memeval[mem0]'``. mem0's LLM and embedder are its ``openai``
+Install with ``pip install 'memeval-harness[mem0]'``. mem0's LLM and embedder are its ``openai``
 providers pointed at any OpenAI-compatible endpoint (real models, or memeval's mock inference
 server, which answers mem0's extraction call by copying lines: wiring, not intelligence). Its
 vector store is qdrant in local mode on disk and its history a SQLite file, both under the
@@ -117,7 +117,7 @@ def _memory_class(folder: str) -> Any:
     try:
         from mem0 import Memory
     except ImportError as err:
-        raise UsageError(f"mem0 engine: needs pip install 'memeval[mem0]' ({err})") from err
+        raise UsageError(f"mem0 engine: needs pip install 'memeval-harness[mem0]' ({err})") from err
     finally:
         if not preset:
             del os.environ["MEM0_DIR"]
@@ -281,4 +281,4 @@ class Mem0Extracting(Mem0Engine):
         return Derived(facts=tuple(Belief(item.node, "memory", item.text) for _, item in memories))
 
 
-ADAPTER = Adapter(create, url_env=URL_ENV)
+ADAPTER = Adapter(create, url_env=URL_ENV, extras=(("mem0", "mem0"),))

@@ -1,6 +1,6 @@
 """An approximate nearest-neighbour index for the reference engine's dense vectors (IVF, faiss).
 
-Optional: with the ``ann`` extra (``pip install 'memeval[ann]'``, the faiss-cpu wheel), once a
+Optional: with the ``ann`` extra (``pip install 'memeval-harness[ann]'``, the faiss-cpu wheel), once a
 tenant holds ``Tuning.ann_min`` vectors (:mod:`.tuning`), k-means over them picks :data:`LISTS` centroids (faiss'
 seeded clustering: the same vectors give the same index) and every vector goes into the inverted
 list of its nearest centroid, as does every batch embedded after. Each vector is kept there as

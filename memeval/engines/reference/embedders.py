@@ -91,7 +91,7 @@ def load_embedder(choice: str) -> Embedder | None:
     except (ImportError, OSError, ValueError) as err:
         if choice == "auto":
             return None
-        hint = "pip install 'memeval[embeddings]'"
+        hint = "pip install 'memeval-harness[embeddings]'"
         raise UsageError(f"reference engine: embedder 'static' needs {hint} ({err})") from err
 
 
