@@ -173,8 +173,8 @@ def layer_breaches(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_the_layer_check_finds_an_upward_import_and_an_unplaced_package() -> None:
-    graph = {"memeval.score": {"memeval.report", "memeval.stats"}, "memeval.viewer": set()}
-    assert layer_breaches(graph) == ["memeval.viewer is in no layer", "memeval.score → memeval.report"]
+    graph = {"memeval.score": {"memeval.report", "memeval.stats"}, "memeval.nowhere": set()}
+    assert layer_breaches(graph) == ["memeval.nowhere is in no layer", "memeval.score → memeval.report"]
 
 
 def test_packages_import_only_lower_layers() -> None:

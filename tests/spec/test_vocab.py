@@ -31,6 +31,7 @@ EXPECTED: dict[str, Sequence[object]] = {
     "suite:agent.reply": V.REPLIES,
     "suite:agent.probe_questions": V.PROBE_QUESTION_MODES,
     "run:.timings": TIMING_LABELS,
+    "run:.timing_scenarios": TIMING_LABELS,
     "run:.totals": V.PHASES,
     "run:.latency": TIMING_LABELS,
     "run:scenario_result.status": V.SCENARIO_STATUSES,
