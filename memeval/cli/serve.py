@@ -1,7 +1,7 @@
 """``memeval serve fake-cortex|mock-inference|mcp``: run a loopback server in the foreground.
 
 The options are the servers' own (``memeval serve fake-cortex --help``); this layer only
-passes them through, so the module command lines (``python -m memeval.servers.fake_cortex.server``)
+passes them through, so the module command lines (``python -m memeval.servers.fake_cortex``)
 and these stay one thing. Both bind ``--host`` (default 127.0.0.1) and ``--port`` (default 0,
 a free port), print ``<name> listening on <url>``, and stop cleanly on SIGTERM or Ctrl-C.
 ``memeval serve mcp`` is memeval's reference engine as an MCP server (stdio, or ``--http PORT``;

@@ -65,7 +65,7 @@ def _engine_def(tmp_path: Path, start: list[str], url: str) -> str:
 
 def test_a_server_that_is_not_the_one_started_is_never_measured(tmp_path: Path) -> None:
     # the started process answers with a nonce of its own, as another sweep's server on the port would
-    start = ["env", "MEMEVAL_SERVER_NONCE=someone-else", sys.executable, "-m", "memeval.servers.fake_cortex.server",
+    start = ["env", "MEMEVAL_SERVER_NONCE=someone-else", sys.executable, "-m", "memeval.servers.fake_cortex",
              "--port", "{port}"]
     engine = _engine_def(tmp_path, start, "http://127.0.0.1:{port}")
     done = _fake_run(tmp_path / "out", engine)
@@ -77,7 +77,7 @@ def test_a_server_that_is_not_the_one_started_is_never_measured(tmp_path: Path) 
 def test_a_port_another_server_holds_is_refused_before_starting(tmp_path: Path) -> None:
     with start_fake() as other:
         port = str(urlsplit(other.url).port)
-        start = [sys.executable, "-m", "memeval.servers.fake_cortex.server", "--port", port]
+        start = [sys.executable, "-m", "memeval.servers.fake_cortex", "--port", port]
         engine = _engine_def(tmp_path, start, f"http://127.0.0.1:{port}")
         done = _fake_run(tmp_path / "out", engine)
     assert done.returncode == 3, done.stderr

@@ -47,6 +47,6 @@ def test_the_newer_wire_takes_diagnostics_and_renders_the_pack(newer: Cortex, sc
 
 
 def test_an_unknown_wire_is_a_usage_error() -> None:
-    done = subprocess.run([sys.executable, "-m", "memeval.servers.fake_cortex.server", "--wire", "0.9"],
+    done = subprocess.run([sys.executable, "-m", "memeval.servers.fake_cortex", "--wire", "0.9"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "wire" in done.stderr

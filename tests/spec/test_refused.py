@@ -227,7 +227,9 @@ def test_run_with_an_escaping_prompt_exits_2_before_the_engine(tmp_path: Path) -
     env = {**ENV, "EVAL_LLM_URL": "http://127.0.0.1:9/v1", "EVAL_LLM_KEY": "", "OPENROUTER_API_KEY": ""}
     proc = memeval("run", "suite.yaml", "--llm", "--out", "out", cwd=tmp_path, env=env)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.startswith("error: prompt evil: access to attribute '__init__' of 'type' object is unsafe")
+    # the preflight lists it among the run's unmet requirements, before any engine or model call
+    assert proc.stderr.startswith("error: 1 unmet requirement(s); nothing was run:\n")
+    assert "  prompt evil: access to attribute '__init__' of 'type' object is unsafe" in proc.stderr
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "out").exists()
 
 

@@ -11,7 +11,7 @@ keywords (:mod:`memeval.servers.fake_cortex.recall`) and answers are extractive.
 
 Run::
 
-    python -m memeval.servers.fake_cortex.server --port 0 [--hosted] [--index-delay S] [--data FILE]
+    python -m memeval.servers.fake_cortex --port 0 [--hosted] [--index-delay S] [--data FILE]
 
 It prints ``fake-cortex listening on http://127.0.0.1:PORT`` once ready and serves until
 SIGTERM or SIGINT. Every option also has an environment default (see ``--help``); keys come
