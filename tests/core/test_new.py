@@ -1,5 +1,5 @@
 """``memeval new``: each scaffold is valid as written, commented, and never written over a file;
-the README's "Adding a scenario" walkthrough works in a folder of the user's own."""
+the "Adding a scenario" walkthrough (docs/language.md) works in a folder of the user's own."""
 
 from __future__ import annotations
 

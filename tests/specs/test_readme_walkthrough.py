@@ -1,5 +1,5 @@
-"""The README's worked example ("Adding a scenario is editing YAML") exists, says exactly what
-the README shows, and passes every one of its probes on the reference engine: a walkthrough a new
+"""The worked example of docs/language.md ("Adding a scenario is editing YAML", linked from the
+README) exists, says exactly what the page shows, and passes every one of its probes on the reference engine: a walkthrough a new
 user copies must work as written."""
 
 from __future__ import annotations
@@ -13,22 +13,23 @@ from memeval import api
 from tests.conftest import ROOT
 
 README = os.path.join(ROOT, "README.md")
+LANGUAGE = os.path.join(ROOT, "docs", "language.md")
 SUITE = os.path.join(ROOT, "specs", "agent-memory.yaml")
 NAMED = re.compile(r"A worked example, `(specs/scenarios/[\w.]+\.yaml)`:\s*```yaml\n(.*?)```", re.S)
 
 
 def _example() -> tuple[str, str]:
-    """(path, YAML block) of the worked example as the README gives it."""
-    with open(README, encoding="utf-8") as fh:
+    """(path, YAML block) of the worked example as docs/language.md gives it."""
+    with open(LANGUAGE, encoding="utf-8") as fh:
         found = NAMED.search(fh.read())
-    assert found, "README.md has no worked example introduced by 'A worked example, `specs/scenarios/….yaml`:'"
+    assert found, "docs/language.md has no worked example introduced by 'A worked example, `specs/scenarios/….yaml`:'"
     return found.group(1), found.group(2)
 
 
 def test_the_file_the_readme_names_is_the_block_it_shows() -> None:
     path, block = _example()
     full = os.path.join(ROOT, path)
-    assert os.path.isfile(full), f"README names {path}, which does not exist"
+    assert os.path.isfile(full), f"docs/language.md names {path}, which does not exist"
     with open(full, encoding="utf-8") as fh:
         assert fh.read() == block
 
