@@ -71,9 +71,15 @@ def test_a_real_run_json_reads_back_to_the_same_bytes(tmp_path: Path) -> None:
     (lambda d: d["probes"][0].pop("hit"), "$.probes[0]: missing key 'hit'"),
     (lambda d: d["scenarios"][0].update(writes="3"), "$.scenarios[0].writes: expected int, found str"),
     (lambda d: d["timings"].update({"coffee break": [1.0]}), "'coffee break' is not a known TimingLabel"),
+    # the path names the exact value, however deep (the decoders are built once per type)
+    (lambda d: d["probes"][-1].update(hit=1), f"$.probes[{{last}}].hit: expected bool, found int"),
+    (lambda d: d["scenarios"][0].update(writes=True), "$.scenarios[0].writes: expected int, found bool"),
+    (lambda d: d["timings"].update({"warm-up": [1.0, 2.0, "3"]}), "$.timings.warm-up[2]: expected float, found str"),
+    (lambda d: d.update(probes={}), "$.probes: expected an array, found an object"),
 ])
 def test_a_bad_or_older_file_is_refused_in_one_line(tmp_path: Path, change: Any, message: str) -> None:
     data = json.loads(_mini_run(tmp_path).read_text())
+    message = message.replace("{last}", str(len(data["probes"]) - 1))
     change(data)
     with pytest.raises(RecordError) as err:
         RunRecord.from_json(data, "old.json")
