@@ -13,7 +13,7 @@ import pytest
 from memeval.llm.client import Reply
 from memeval.report.served import answered_by
 from memeval.record import Answerer
-from tests.compare.factory import answerer
+from tests.comparison.factory import answerer
 from tests.llm.conftest import MINI, Mock, memeval
 
 ASKED = "openai/gpt-4.1-mini"

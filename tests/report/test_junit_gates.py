@@ -12,7 +12,7 @@ import memeval
 from memeval.record import RunRecord
 from memeval.report.gates import parse
 from memeval.report.junit import junit_xml, nearest_line
-from tests.compare.factory import hits, probe, run
+from tests.comparison.factory import hits, probe, run
 from tests.conftest import ROOT
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memeval.comparison import compare_records
 from memeval.report.render import render
-from tests.compare.factory import probe, run
+from tests.comparison.factory import probe, run
 
 
 def scenarios(hit: dict[str, int], size: int = 5):

@@ -7,7 +7,7 @@ import pytest
 
 from memeval.report.files import write_text
 from memeval.score.power import probe_outcomes
-from tests.compare.factory import hits, run, value
+from tests.comparison.factory import hits, run, value
 from tests.conftest import cli
 
 

@@ -11,7 +11,7 @@ from memeval.errors import UsageError
 from memeval.record import RunRecord
 from memeval.runner.repeat import churn, render_churn, run_repeats
 from memeval.runner.session import RunRequest
-from tests.compare.factory import hits, run
+from tests.comparison.factory import hits, run
 from tests.conftest import FIXTURES, cli
 
 

@@ -14,7 +14,7 @@ met yet.
 A text whose characters are each a grapheme of their own (printable ASCII, and any other
 character that is not a combining mark, a format or control character, a Hangul jamo, a regional
 indicator or another grapheme extender) is normalised one character at a time and composed here;
-``tests/engines/test_static_vectors.py`` checks the result against the package's encoder. Every
+``tests/engines/reference/test_static_vectors.py`` checks the result against the package's encoder. Every
 other text goes to that encoder, which loads on the first such text (about a second).
 """
 

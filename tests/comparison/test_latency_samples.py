@@ -23,7 +23,7 @@ from memeval.comparison.groups import Side
 from memeval.engines import create_engine
 from memeval.record import RepeatNote, RunRecord, TimingLabel
 from memeval.score.derive import derive
-from tests.compare.factory import hits, run
+from tests.comparison.factory import hits, run
 from tests.conftest import ROOT
 
 LATENCY = ("pre_turn p50", "pre_turn p95", "pre_turn p99", "probe p50", "probe p95", "probe p99", "belief builds")

@@ -19,7 +19,7 @@ from memeval.runner.suite import run_suite
 from memeval.spec.load import load_suite
 from memeval.spec.validate import schema
 from tests.conftest import FIXTURES, MEMEVAL, cli
-from tests.core.test_exit_codes import dead_url
+from tests.cli.test_exit_codes import dead_url
 
 MINI = os.path.join(FIXTURES, "mini.yaml")
 

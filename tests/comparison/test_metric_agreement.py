@@ -5,7 +5,7 @@ latency table and the KPI table."""
 from __future__ import annotations
 
 from memeval.record import TimingLabel
-from tests.compare.factory import probe, run
+from tests.comparison.factory import probe, run
 
 
 def _abstain(pid: str, invented: bool, groups: tuple[str, ...]) -> object:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memeval.errors import Outcome, exit_code
-from tests.compare.factory import hits, run
+from tests.comparison.factory import hits, run
 from tests.conftest import FIXTURES, MEMEVAL, ROOT, cli
 
 MINI = os.path.join(FIXTURES, "mini.yaml")

@@ -12,7 +12,7 @@ from memeval.comparison import compare_records, render_comparison
 from memeval.errors import UsageError
 from memeval.record import Usage
 from memeval.report.files import write_text
-from tests.compare.factory import hits, probe, run
+from tests.comparison.factory import hits, probe, run
 from tests.conftest import cli as run_cli
 
 

@@ -12,8 +12,8 @@ import pytest
 from memeval.errors import UsageError
 from memeval.runner.output import folder_lock, in_use, run_folder
 from memeval.score.derive import derive
-from tests.compare.factory import hits, run
-from tests.compare.test_setup import _paths, judged
+from tests.comparison.factory import hits, run
+from tests.comparison.test_setup import _paths, judged
 from tests.conftest import cli
 from tests.install.conftest import ROOT
 

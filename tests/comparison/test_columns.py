@@ -14,7 +14,7 @@ from memeval.comparison.setup import SetupMismatch
 from memeval.errors import UsageError
 from memeval.record import RepeatNote, RunRecord
 from memeval.report.files import read_run, write_text
-from tests.compare.factory import hits, run
+from tests.comparison.factory import hits, run
 from tests.conftest import FIXTURES, cli
 
 

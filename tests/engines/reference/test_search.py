@@ -1,5 +1,5 @@
 """The reference engine's lexical index returns exactly the BM25 top k of an exhaustive scorer,
-whichever pruning path a search takes (tests/engines/test_reference.py covers the engine)."""
+whichever pruning path a search takes (tests/engines/reference/test_engine.py covers the engine)."""
 
 from __future__ import annotations
 

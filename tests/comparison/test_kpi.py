@@ -8,7 +8,7 @@ from memeval.runner.suite import run_suite
 from memeval.score.kpi import GROUPS
 from memeval.spec.load import load_suite
 from memeval.record import Usage
-from tests.compare.factory import answerer, probe, run, scenario, value
+from tests.comparison.factory import answerer, probe, run, scenario, value
 from tests.conftest import FIXTURES
 
 

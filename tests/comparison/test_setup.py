@@ -16,7 +16,7 @@ from memeval.record.codec import to_json
 from memeval.report.files import write_text
 from memeval.score.derive import derive
 from memeval.score.setup import fingerprint, flatten, scoring_setup, setup_of
-from tests.compare.factory import answerer, hits, run
+from tests.comparison.factory import answerer, hits, run
 from tests.conftest import FIXTURES, cli
 
 

@@ -12,7 +12,7 @@ from memeval.comparison import compare_records, render_comparison
 from memeval.record import RunRecord, TenantDerived
 from memeval.report.files import read_run
 from memeval.report.gates import check, parse
-from tests.compare.factory import hits, run, scenario
+from tests.comparison.factory import hits, run, scenario
 from tests.conftest import FIXTURES, cli
 
 BELIEF_KPIS = ("beliefs built", "beliefs held", "beliefs not supported", "belief confidence", "belief builds")

@@ -15,7 +15,7 @@ static_model = pytest.importorskip("static_model")
 from memeval.engines.reference.static_files import Charmap, Unigram, cache_folder  # noqa: E402
 from memeval.engines.reference.static_vectors import MAX_TOKENS, StaticVectors  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MODEL = Path(static_model.__file__).resolve().parent / "model"
 TOLERANCE = 1e-5
 
